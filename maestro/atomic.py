@@ -1,0 +1,70 @@
+"""Atomic file publication: temp file in the same directory + fsync + os.replace + dir fsync.
+
+Readers see the old bytes or the new bytes, never a torn file, and a crash leaves at most a
+`.<name>.maestro-tmp-*` file that the next writer ignores.
+"""
+
+import os
+import stat
+
+
+def fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on directories; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
+    """Replace `path` with `data`; the file ends with exactly `mode` permission bits."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.maestro-tmp-{os.getpid()}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.unlink(tmp)  # a leftover from a crashed process with our (reused) pid
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, flags, mode)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def ensure_private_dir(path: str) -> None:
+    """Create `path` (and parents) with mode 0700; refuse a symlink or non-directory."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        parent = os.path.dirname(path)
+        if parent and parent != path:
+            os.makedirs(parent, mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"not a private directory: {path}")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(path, 0o700)

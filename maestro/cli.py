@@ -1,0 +1,70 @@
+"""maestro's command line: `main(argv) -> int`, one module per verb, imported lazily.
+
+The hook verbs run on every tool call and prompt, so dispatch never imports argparse or any
+verb module but the one asked for (`python3 -X importtime maestro.pyz gate` shows the cost).
+"""
+
+import sys
+
+# verb -> (module, one-line summary). Order is the order of `--help`.
+VERBS = {
+    "gate": ("maestro.hooks.gate", "PreToolUse hook: block direct source edits by the orchestrator"),
+    "inject": ("maestro.hooks.inject", "UserPromptSubmit hook: direct-edit grant and loop directive"),
+    "session-start": ("maestro.hooks.session_start", "SessionStart hook: session id export and Codex pin status"),
+    "install": ("maestro.install.install", "install hooks, rules and skills into ~/.claude"),
+    "uninstall": ("maestro.install.uninstall", "remove what install published and restore settings.json"),
+    "doctor": ("maestro.ops.doctor", "check interpreter, git, node, companion, hooks and permissions"),
+}
+
+
+def _usage() -> str:
+    width = max(len(verb) for verb in VERBS)
+    lines = [
+        "usage: maestro <verb> [args]   (python3 maestro.pyz <verb> --help for each verb)",
+        "",
+        "Supervised orchestrator/implementer workflow for Claude Code: Claude plans and reviews,",
+        "Codex writes the code under a write lease, maestro verifies and remembers.",
+        "",
+        "verbs:",
+    ]
+    lines += [f"  {verb.ljust(width)}  {summary}" for verb, (_, summary) in VERBS.items()]
+    lines += ["", "options:", "  --help     show this list", "  --version  print the version"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_usage())
+        return 0 if argv else 3
+    if argv[0] == "--version":
+        from maestro import __version__
+
+        sys.stdout.write(f"maestro {__version__}\n")
+        return 0
+    verb, rest = argv[0], argv[1:]
+    if verb not in VERBS:
+        sys.stderr.write(f"maestro: unknown verb '{verb}' (see maestro --help)\n")
+        return 3
+    module = __import__(VERBS[verb][0], fromlist=("main",))  # no importlib import on the hot path
+    try:
+        return module.main(rest)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"maestro {verb}: interrupted\n")
+        return 4
+    except Exception as exc:  # noqa: BLE001 - the one place expected errors become one line
+        from maestro.errors import MaestroError
+
+        if isinstance(exc, MaestroError):
+            sys.stderr.write(exc.message.rstrip("\n") + "\n")
+            return exc.code
+        from maestro import crash
+
+        note = crash.record(verb, exc)
+        where = f"; details in {note}" if note else ""
+        sys.stderr.write(f"maestro {verb}: internal error: {type(exc).__name__}: {exc}{where}\n")
+        return 4
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

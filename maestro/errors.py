@@ -1,0 +1,28 @@
+"""Named exit codes and the one expected-error class.
+
+Every verb returns one of these codes; the vocabulary is the original Maestro's (spec §1.0) so a
+script written against the Bash adapters reads maestro's exit codes the same way.
+"""
+
+
+class Exit:
+    OK = 0
+    ERROR = 1  # installer/doctor: something failed, nothing half-done
+    HOOK_BLOCK = 2  # Claude Code hook protocol: block the tool call / reject the prompt
+    USAGE = 3  # bad arguments, or the work could not start
+    FAILED = 4  # failed or interrupted
+    CAP = 5  # discussion turn cap reached (ESCALATE)
+    NEEDS_ANSWERS = 10
+    BLOCKED = 11
+    STUCK = 12
+    HUNG = 124  # read-only job hung
+    POISONED = 125  # write job cancelled without confirmed quiescence
+
+
+class MaestroError(Exception):
+    """An expected failure: printed as one line on stderr, mapped to a named exit code."""
+
+    def __init__(self, message: str, code: int = Exit.USAGE):
+        super().__init__(message)
+        self.message = message
+        self.code = code

@@ -1,0 +1,1 @@
+"""Claude Code hook verbs: gate (PreToolUse), inject (UserPromptSubmit), session-start."""

@@ -1,0 +1,86 @@
+"""`inject`: the UserPromptSubmit hook.
+
+1. Sets this session's direct-edit grant when the user explicitly asks Claude to edit code
+   itself, and revokes it on any new prompt that is not a short acknowledgement.
+2. Answers a Codex model-setup request with the setup procedure.
+3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
+   signal: firing on every turn would teach the model to tune it out.
+A malformed payload revokes every grant and rejects the prompt (exit 2): a grant that cannot be
+tied to a trustworthy prompt must not survive it.
+"""
+
+import sys
+
+from maestro.hooks import flags
+from maestro.hooks.payload import PayloadError, read_object
+from maestro.hooks.policy import is_valid_session_id
+
+
+class _Revoke(Exception):
+    """Fail closed: revoke all grants, exit 2 with this reason."""
+
+
+def _apply_grant(session_id: str, prompt: str) -> None:
+    from maestro.hooks import directive
+
+    if directive.opens_gate(prompt):
+        try:
+            flags.set_flag(session_id)
+        except OSError:
+            raise _Revoke("could not create a safe authorization marker") from None
+    elif not directive.is_short_approval(prompt):
+        try:
+            flags.clear_flag(session_id)
+        except OSError:
+            raise _Revoke("could not revoke direct-edit authorization") from None
+
+
+def context_for(prompt: str) -> str:
+    from maestro.hooks import directive, messages
+
+    if directive.asks_model_setup(prompt):
+        return messages.MODEL_SETUP
+    if directive.has_work_signal(prompt):
+        return messages.LOOP_DIRECTIVE
+    return ""
+
+
+def run(payload) -> str:
+    if not isinstance(payload, dict) or not is_valid_session_id(payload.get("session_id")):
+        raise _Revoke("invalid hook payload")
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        raise _Revoke("invalid hook payload")
+    prompt = prompt.strip()
+    _apply_grant(payload["session_id"], prompt)
+    return context_for(prompt)
+
+
+def main(argv) -> int:
+    if argv:
+        from maestro.cli_support import hook_help
+
+        return hook_help("inject", __doc__, argv)
+    try:
+        try:
+            payload = read_object()
+        except PayloadError:
+            raise _Revoke("invalid hook JSON") from None
+        context = run(payload)
+    except _Revoke as reason:
+        return _fail_closed(str(reason))
+    except Exception as exc:  # noqa: BLE001 - unexpected: revoke and leave a crash note
+        from maestro import crash
+
+        crash.record("inject", exc)
+        return _fail_closed("internal error")
+    if context:
+        sys.stdout.write(context)
+        sys.stdout.flush()
+    return 0
+
+
+def _fail_closed(reason: str) -> int:
+    flags.clear_all_flags()
+    sys.stderr.write(f"ORCHESTRATOR INJECT: {reason}; direct-edit authorization revoked.\n")
+    return 2

@@ -1,0 +1,110 @@
+"""`session-start`: the SessionStart hook.
+
+Exports `MAESTRO_SESSION_ID` through `$CLAUDE_ENV_FILE` (so the adapters can attribute their
+work) and tells the session which Codex model and efforts are pinned — as a setup question when
+the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status line otherwise.
+It never fails the session: every problem degrades to less context, exit 0.
+"""
+
+import os
+import sys
+
+from maestro.hooks.policy import is_valid_session_id
+
+NOT_PINNED = "(Codex default — not pinned)"
+
+
+def export_session_id(payload: dict) -> None:
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    session_id = payload.get("session_id")
+    if not env_file or not is_valid_session_id(session_id):
+        return
+    # The id alphabet needs no shell quoting, so the line cannot inject anything.
+    fd = os.open(env_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, f"export MAESTRO_SESSION_ID={session_id}\n".encode())
+    finally:
+        os.close(fd)
+
+
+def pin_context(pins, armed: bool, source: str) -> str:
+    from maestro.hooks.messages import MODEL_PICKS, PYZ
+
+    model = pins.model or NOT_PINNED
+    debate = pins.debate_effort or NOT_PINNED
+    impl_model = pins.impl_model or model
+    problem = f"Note: {pins.config_problem}.\n" if pins.config_problem else ""
+    if armed and source != "resume":
+        keep = (
+            "complete; if the user declines or skips, preserve it and proceed.\n"
+            if pins.complete
+            else "NOT complete: tell the user maestro cannot dispatch Codex until values are selected, "
+            "and do not report setup as done.\n"
+        )
+        return (
+            "MAESTRO SESSION SETUP — the user asked to choose the Codex model and per-role reasoning effort "
+            "before work starts.\n"
+            + problem
+            + f"Show the current pins first:  {PYZ} model-select --show\n"
+            "Then ask with the AskUserQuestion tool (an interactive picker, not a prose question):\n"
+            f"  1) Debate model — current: {model}.\n"
+            f"  2) Debate/design effort — current: {debate}.\n"
+            f"  3) Implementation effort — current: {pins.impl_effort}.\n"
+            f"  4) Implementation model — current: {impl_model}.\n"
+            + MODEL_PICKS
+            + f"Apply the picks:  {PYZ} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
+            "and confirm all four values in one line. \"Keep current\" is a valid answer only when the pin is "
+            + keep
+        )
+    scout = "/".join(pins.scout) if pins.scout else "unpinned"
+    inherited = "" if pins.impl_model else " (inherited)"
+    tail = "." if armed else f" — or turn on the session-start setup question: {PYZ} model-select --ask-on-start on."
+    return (
+        problem
+        + f"Maestro: Codex pin is model={model}, debate-effort={debate}, impl-effort={pins.impl_effort}, "
+        f"impl-model={impl_model}{inherited}, scout={scout}. Say \"codex model\" to change it before starting work"
+        + tail
+        + "\n"
+    )
+
+
+def build_context(payload: dict) -> str:
+    from maestro import paths
+    from maestro.core.pins import read_pins
+
+    armed = os.path.exists(paths.ask_on_start_flag())
+    source = payload.get("source")
+    return pin_context(read_pins(), armed, source if isinstance(source, str) else "startup")
+
+
+def _payload() -> dict:
+    from maestro.hooks.payload import PayloadError, read_object
+
+    try:
+        return read_object()
+    except PayloadError:
+        return {}
+
+
+def main(argv) -> int:
+    if argv:
+        from maestro.cli_support import hook_help
+
+        return hook_help("session-start", __doc__, argv, failure_code=0)
+    payload, context = {}, ""
+    for step in ("payload", "export", "context"):
+        try:
+            if step == "payload":
+                payload = _payload()
+            elif step == "export":
+                export_session_id(payload)
+            else:
+                context = build_context(payload)
+        except Exception as exc:  # noqa: BLE001 - never fail the session; leave a crash note
+            from maestro import crash
+
+            crash.record(f"session-start:{step}", exc)
+    if context:
+        sys.stdout.write(context)
+        sys.stdout.flush()
+    return 0

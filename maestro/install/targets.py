@@ -1,0 +1,24 @@
+"""What the installer publishes into ~/.claude, keyed as in the manifest."""
+
+from maestro import runtime
+
+BASE_RULES = ("orchestrator-implementer.md", "coding-discipline.md")
+WORKFLOW_RULES = ("workflow.md",)
+BASE_SKILLS = ("plan-authoring",)
+WORKFLOW_SKILLS = ("ralph-protocol",)
+PYZ_KEY = "hooks/maestro.pyz"
+
+
+def payload_keys(with_workflow: bool):
+    rules = BASE_RULES + (WORKFLOW_RULES if with_workflow else ())
+    skills = BASE_SKILLS + (WORKFLOW_SKILLS if with_workflow else ())
+    return [f"rules/{name}" for name in rules] + [f"skills/{name}/SKILL.md" for name in skills]
+
+
+def sources(archive: str, with_workflow: bool) -> dict:
+    """manifest key -> bytes to publish."""
+    with open(archive, "rb") as handle:
+        result = {PYZ_KEY: handle.read()}
+    for key in payload_keys(with_workflow):
+        result[key] = runtime.payload_bytes(key)
+    return result

@@ -1,0 +1,114 @@
+"""Shared fixtures. No test touches the real home: HOME and every maestro path point into tmp_path.
+
+The same tests run against two targets (MAESTRO_TEST_TARGET):
+  source (default) — `maestro.cli.main(argv)` in-process, so coverage sees it;
+  pyz              — the built archive as a real process: python3 -I -S dist/maestro.pyz …
+"""
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TARGET = os.environ.get("MAESTRO_TEST_TARGET", "source")
+PYZ = Path(os.environ.get("MAESTRO_TEST_PYZ", ROOT / "dist" / "maestro.pyz")).resolve()
+CLEARED_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "MAESTRO_COMPANION",
+               "MAESTRO_SESSION_ID", "MAESTRO_SHIV_EXTRACT", "CODEX_COMPANION_SESSION_ID")
+
+
+@dataclass
+class Result:
+    rc: int
+    out: str
+    err: str
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    for name in CLEARED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
+@pytest.fixture
+def home(isolated_home):
+    return isolated_home
+
+
+@pytest.fixture(scope="session")
+def built_pyz(tmp_path_factory):
+    """An archive to install: the one under test for the pyz target, a fresh build otherwise."""
+    if TARGET == "pyz":
+        assert PYZ.is_file(), f"build the archive first: {PYZ}"
+        return PYZ
+    sys.path.insert(0, str(ROOT))
+    import build
+
+    return build.build(tmp_path_factory.mktemp("build") / "maestro.pyz")
+
+
+class Runner:
+    """Runs `maestro <args>` against the selected target and returns a Result."""
+
+    def __init__(self, monkeypatch, built_pyz):
+        self._monkeypatch = monkeypatch
+        self._built_pyz = built_pyz
+        self.target = TARGET
+
+    def __call__(self, *args, stdin=b"", env=None, cwd=None) -> Result:
+        if isinstance(stdin, str):
+            stdin = stdin.encode("utf-8")
+        if TARGET == "pyz":
+            full_env = dict(os.environ, **(env or {}))
+            proc = subprocess.run(
+                [sys.executable, "-I", "-S", str(PYZ), *args], input=stdin, capture_output=True,
+                env=full_env, cwd=cwd, timeout=60,
+            )
+            return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+        return self.in_process(*args, stdin=stdin, env=env, cwd=cwd)
+
+    def in_process(self, *args, stdin=b"", env=None, cwd=None) -> Result:
+        from maestro import cli, runtime
+
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in (env or {}).items():
+                mp.setenv(key, value)
+            if cwd:
+                mp.chdir(cwd)
+            mp.setattr(runtime, "archive_path", lambda: str(self._built_pyz))
+            mp.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+            out, err = io.StringIO(), io.StringIO()
+            mp.setattr(sys, "stdout", out)
+            mp.setattr(sys, "stderr", err)
+            rc = cli.main(list(args))
+        return Result(rc, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def maestro(monkeypatch, built_pyz):
+    return Runner(monkeypatch, built_pyz)
+
+
+@pytest.fixture
+def outside_tmp():
+    """A real directory outside every scratch root (/tmp, TMPDIR), for gate tests on real files."""
+    import shutil
+    import tempfile
+
+    base = os.environ.get("MAESTRO_TEST_OUTSIDE_BASE", "/var/tmp")
+    path = Path(tempfile.mkdtemp(prefix="maestro-test-", dir=base)).resolve()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
