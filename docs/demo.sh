@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `make demo`: maestro end to end in a throw-away HOME — offline, a few seconds.
+# Installs the built archive, shows the gate blocking a source edit and allowing a README edit,
+# shows "edit it yourself" opening the gate, uninstalls, and proves settings.json came back.
+set -euo pipefail
+PYZ=$(cd "$(dirname "${1:-dist/maestro.pyz}")" && pwd)/$(basename "${1:-dist/maestro.pyz}")
+PYTHON=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+DEMO_HOME=$(mktemp -d "${TMPDIR:-/tmp}/maestro-demo.XXXXXX")
+trap 'rm -rf "$DEMO_HOME"' EXIT
+export HOME="$DEMO_HOME"
+REPO=/nonexistent-maestro-demo/repo  # never created: the gate classifies paths, it does not write
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+hook() { # verb payload -> runs the command exactly as registered in settings.json
+  local command
+  command=$("$PYTHON" - "$1" <<'PY'
+import json, os, sys
+settings = json.load(open(os.path.expanduser("~/.claude/settings.json")))
+for blocks in settings["hooks"].values():
+    for block in blocks:
+        for hook in block["hooks"]:
+            if hook["command"].endswith("maestro-managed:" + sys.argv[1]):
+                print(hook["command"])
+PY
+)
+  printf '%s' "$2" | sh -c "$command"
+}
+
+mkdir -p "$HOME/.claude"
+printf '{\n  "theme": "dark",\n  "permissions": {"allow": ["Bash(git status)"]}\n}\n' > "$HOME/.claude/settings.json"
+cp "$HOME/.claude/settings.json" "$DEMO_HOME/settings.before"
+
+say "install into a throw-away HOME ($HOME)"
+"$PYTHON" "$PYZ" install
+
+say "the gate blocks a direct source edit (exit 2, guidance for the model on stderr)"
+set +e
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Edit","tool_input":{"file_path":"'$REPO'/src/app.py"}}'
+rc=$?
+set -e
+echo "exit $rc"; [ "$rc" -eq 2 ]
+
+say "the gate allows a README edit (exit 0)"
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Edit","tool_input":{"file_path":"'$REPO'/README.md"}}'
+echo "exit $?"
+
+say 'the user says "edit it yourself": inject records a private grant for this session'
+hook inject '{"session_id":"demo","prompt":"edit it yourself this time"}'
+ls -l "$HOME/.maestro/direct-edit/"
+
+say "now the same source edit is allowed (exit 0)"
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Edit","tool_input":{"file_path":"'$REPO'/src/app.py"}}'
+echo "exit $?"
+
+say "a new task revokes the grant, and gets the orchestrator directive"
+hook inject '{"session_id":"demo","prompt":"now fix the login bug in auth.py"}' | head -3
+set +e
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Edit","tool_input":{"file_path":"'$REPO'/src/app.py"}}' 2>/dev/null
+rc=$?
+set -e
+echo "gate exit $rc (blocked again)"; [ "$rc" -eq 2 ]
+
+say "session start: the Codex pin status the model sees"
+hook session-start '{"session_id":"demo","source":"resume"}'
+
+say "doctor"
+"$PYTHON" "$PYZ" doctor || true
+
+say "uninstall, then prove settings.json is byte-identical to before"
+"$PYTHON" "$PYZ" uninstall
+cmp "$HOME/.claude/settings.json" "$DEMO_HOME/settings.before" && echo "settings.json restored byte-for-byte"
+echo; echo "demo finished"
