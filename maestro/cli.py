@@ -49,6 +49,8 @@ def main(argv=None) -> int:
     module = __import__(VERBS[verb][0], fromlist=("main",))  # no importlib import on the hot path
     try:
         return module.main(rest)
+    except SystemExit as exc:  # argparse's --help; keep main(argv) -> int
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 3)
     except KeyboardInterrupt:
         sys.stderr.write(f"maestro {verb}: interrupted\n")
         return 4

@@ -1,0 +1,43 @@
+"""The progress channel (spec §1.0): machine-readable records go to fd 3 when the caller opened
+it, else to stdout — so `maestro loop … 3>&1 >/dev/null` captures only the records.
+
+Whether fd 3 is open is decided once, at the first record, before maestro opens files of its
+own (which could otherwise land on fd 3 and be mistaken for the caller's channel). stdout is
+flushed before every record so the two streams keep their order when they are the same file.
+"""
+
+import os
+import sys
+
+PROGRESS_FD = 3
+_fd = None
+
+
+def _channel() -> int:
+    global _fd
+    if _fd is None:
+        try:
+            os.fstat(PROGRESS_FD)
+            _fd = PROGRESS_FD
+        except OSError:
+            _fd = sys.stdout.fileno()
+    return _fd
+
+
+def emit(line: str) -> None:
+    """Write one record line (a trailing newline is added)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    data = (line.rstrip("\n") + "\n").encode("utf-8", "backslashreplace")
+    fd = _channel()
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def final(scope: str, state: str, rc: int) -> int:
+    """The terminal record, always the last line an adapter prints; returns rc for `return final(…)`."""
+    emit(f"MAESTRO_FINAL: {scope} {state} rc={rc}")
+    return rc

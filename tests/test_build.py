@@ -1,0 +1,67 @@
+"""build.py: reproducible archive, payload inside, stdlib-only refusal."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+import build
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_same_sources_build_byte_identical_archives(tmp_path):
+    first = build.build(tmp_path / "a.pyz").read_bytes()
+    second = build.build(tmp_path / "b.pyz").read_bytes()
+    assert first == second
+
+
+def test_archive_carries_rules_skills_and_compiled_modules(built_pyz):
+    names = set(zipfile.ZipFile(built_pyz).namelist())
+    for relative in ("rules/orchestrator-implementer.md", "rules/coding-discipline.md", "rules/workflow.md",
+                     "skills/plan-authoring/SKILL.md", "skills/ralph-protocol/SKILL.md"):
+        assert f"site-packages/maestro/payload/{relative}" in names
+        assert (ROOT / relative).read_bytes() == zipfile.ZipFile(built_pyz).read(f"site-packages/maestro/payload/{relative}")
+    assert "site-packages/maestro/hooks/gate.pyc" in names
+    assert "_bootstrap/__init__.py" in names and "environment.json" in names  # shiv's own parts stay
+
+
+def test_payload_is_read_through_importlib_resources_inside_the_archive(built_pyz):
+    code = (
+        "import sys; sys.path.insert(0, %r + '/site-packages');"
+        "from maestro import runtime; print(runtime.payload_bytes('skills/plan-authoring/SKILL.md')[:3])"
+    ) % str(built_pyz)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == repr((ROOT / "skills/plan-authoring/SKILL.md").read_bytes()[:3])
+
+
+def test_shiv_extracting_bootstrap_still_works(built_pyz, home):
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", str(built_pyz), "--version"], capture_output=True, text=True,
+        env={"HOME": str(home), "MAESTRO_SHIV_EXTRACT": "1", "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("maestro ")
+    assert any((home / ".maestro" / "shiv").iterdir())
+
+
+def test_build_refuses_a_non_stdlib_import(tmp_path, monkeypatch):
+    package = tmp_path / "maestro"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "bad.py").write_text("import os\nimport requests\nfrom yaml import safe_load\n")
+    monkeypatch.setattr(build, "ROOT", tmp_path)
+    hits = build.non_stdlib_imports(package)
+    assert hits == ["maestro/bad.py:2: imports requests", "maestro/bad.py:3: imports yaml"]
+    monkeypatch.setattr(build, "PACKAGE", package)
+    with pytest.raises(SystemExit, match="refusing to build"):
+        build.build(tmp_path / "out.pyz")
+    assert not (tmp_path / "out.pyz").exists()
+
+
+def test_the_real_package_is_stdlib_only():
+    assert build.non_stdlib_imports(Path(build.PACKAGE)) == []
