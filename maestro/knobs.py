@@ -1,0 +1,93 @@
+"""Validated environment knobs (spec §1.0 table). Time is a knob so tests never wait for real
+deadlines: every budget comes from here, and small values (decimals allowed) make tests fast.
+
+An invalid value never silently changes behaviour: it yields a warning line (the caller emits it
+on the progress channel) and the documented fallback.
+"""
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Knob:
+    value: float
+    warning: str = ""  # non-empty when the environment held an invalid value
+
+
+def _number(text: str):
+    head, dot, tail = text.partition(".")
+    if head.isdigit() and (not dot or tail.isdigit()):
+        return float(text)
+    return None
+
+
+def seconds(name: str, default: float, *, minimum: float = 1, prefix: str = "MAESTRO_POLL",
+            invalid=None, message: str = "") -> Knob:
+    """A duration in seconds. Unset ⇒ default. Invalid (non-number, below minimum) ⇒ `invalid`
+    (default: the default) plus a warning."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return Knob(default)
+    value = _number(raw.strip())
+    if value is not None and value >= minimum:
+        return Knob(value)
+    fallback = default if invalid is None else invalid
+    text = message or f"{prefix}: ignoring invalid {name}={raw!r}; using {fallback:g}s"
+    return Knob(fallback, text)
+
+
+def max_dispatch(write: bool) -> Knob:
+    default = 2400 if write else 1200
+    return seconds("MAESTRO_MAX_DISPATCH_SEC", default, invalid=1200,
+                   message=f"MAESTRO_POLL: ignoring invalid MAESTRO_MAX_DISPATCH_SEC={os.environ.get('MAESTRO_MAX_DISPATCH_SEC')!r}; using 1200s")
+
+
+def companion_timeout() -> Knob:
+    raw = os.environ.get("MAESTRO_COMPANION_TIMEOUT_SEC")
+    return seconds("MAESTRO_COMPANION_TIMEOUT_SEC", 120,
+                   message=f"MAESTRO_COMPANION: ignoring invalid timeout_seconds={raw!r}; using 120s")
+
+
+def verify_timeout() -> Knob:
+    return seconds("MAESTRO_VERIFY_TIMEOUT_SEC", 900, prefix="MAESTRO_VERIFY")
+
+
+def digest_timeout() -> Knob:
+    return seconds("MAESTRO_DIGEST_TIMEOUT_SEC", 120, prefix="MAESTRO_DIGEST")
+
+
+def lock_wait() -> Knob:
+    """Total time to wait for a busy lease/job lock. 0 = do not wait; invalid ⇒ no waiting."""
+    return seconds("MAESTRO_LOCK_WAIT_SEC", 14400, minimum=0, prefix="MAESTRO_LOCK", invalid=0,
+                   message=f"MAESTRO_LOCK: ignoring invalid MAESTRO_LOCK_WAIT_SEC={os.environ.get('MAESTRO_LOCK_WAIT_SEC')!r}; waiting is disabled")
+
+
+def lock_wait_poll(for_job_lock: bool = False) -> Knob:
+    if for_job_lock:  # the job lock silently falls back to 1 s (spec §1.0)
+        knob = seconds("MAESTRO_LOCK_WAIT_POLL_SEC", 5, minimum=0.01, invalid=1)
+        return Knob(knob.value)
+    return seconds("MAESTRO_LOCK_WAIT_POLL_SEC", 5, minimum=0.01, prefix="MAESTRO_LOCK", invalid=0,
+                   message=f"MAESTRO_LOCK: ignoring invalid MAESTRO_LOCK_WAIT_POLL_SEC={os.environ.get('MAESTRO_LOCK_WAIT_POLL_SEC')!r}; waiting is disabled")
+
+
+def heartbeat_interval() -> Knob:
+    return seconds("MAESTRO_LOCK_HEARTBEAT_INTERVAL_SEC", 20, minimum=0.01, prefix="MAESTRO_LOCK")
+
+
+def heartbeat_stale() -> Knob:
+    """0 = a heartbeat never goes stale."""
+    return seconds("MAESTRO_LOCK_HEARTBEAT_STALE_SEC", 90, minimum=0, prefix="MAESTRO_LOCK")
+
+
+def initializing_grace() -> Knob:
+    """How long a lock without metadata counts as 'still initializing' (5 s in the original)."""
+    return seconds("MAESTRO_LOCK_INIT_GRACE_SEC", 5, minimum=0, prefix="MAESTRO_LOCK")
+
+
+def retry_sleep() -> Knob:
+    return seconds("MAESTRO_RESULT_RETRY_SEC", 3, minimum=0, prefix="MAESTRO_COMPANION")
+
+
+def terminate_grace() -> Knob:
+    return seconds("MAESTRO_TERM_GRACE_SEC", 2, minimum=0, prefix="MAESTRO_PROCESS")

@@ -1,0 +1,372 @@
+"""`maestro uninstall`: remove exactly what install published and restore settings.json."""
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _load_helpers():
+    name = "maestro_tests_install_helpers"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("helpers.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+H = _load_helpers()
+
+DONE = '[maestro] done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.'
+
+
+def _installed(maestro, home, settings=None, *args):
+    if settings is not None:
+        H.write_settings(home, settings)
+    H.assert_ok(maestro("install", *args))
+
+
+# --- t4: a modified installed file survives uninstall ---------------------------------------------
+
+def test_t4_modified_file_survives_while_unmodified_ones_are_removed(maestro, home):
+    _installed(maestro, home, {})
+    modified = H.key_path(home, "rules/orchestrator-implementer.md")
+    modified.write_bytes(b"USER MODIFIED AFTER INSTALL\n")
+    recorded = H.read_json(H.manifest_path(home))["files"]["rules/orchestrator-implementer.md"]
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert modified.read_bytes() == b"USER MODIFIED AFTER INSTALL\n"
+    assert "[maestro] kept rules/orchestrator-implementer.md — its bytes changed after installation" in H.out_lines(result)
+    for key in H.BASE_KEYS:
+        if key != "rules/orchestrator-implementer.md":
+            assert not H.key_path(home, key).exists(), key
+            assert f"[maestro] removed {key}" in H.out_lines(result)
+    # the kept file stays owned (by its recorded hash) so a later uninstall can still judge it
+    manifest = H.read_json(H.manifest_path(home))
+    assert manifest == {"version": 1, "files": {"rules/orchestrator-implementer.md": recorded}}
+    assert H.mode(H.manifest_path(home)) == 0o600
+    assert not (home / ".claude" / "hooks").exists()  # emptied directories are pruned
+    assert not (home / ".claude" / "skills").exists()
+    assert (home / ".claude" / "rules").is_dir()
+    assert H.maestro_entries(home, H.read_json(H.settings_path(home))) == []
+
+
+def test_t4_modified_archive_survives_uninstall(maestro, home):
+    _installed(maestro, home, {})
+    H.installed_pyz(home).write_bytes(b"PK patched\n")
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert H.installed_pyz(home).read_bytes() == b"PK patched\n"
+    assert "[maestro] kept hooks/maestro.pyz — its bytes changed after installation" in H.out_lines(result)
+    assert not H.key_path(home, "rules/coding-discipline.md").exists()
+
+
+# --- t6: uninstall trusts the manifest hash, not the current source --------------------------------
+
+def test_t6_file_matching_recorded_hash_is_removed_even_if_source_differs(maestro, home):
+    _installed(maestro, home, {})
+    rule = H.key_path(home, "rules/coding-discipline.md")
+    rule.write_bytes(b"BYTES FROM INSTALLED VERSION A\n")
+    manifest = H.read_json(H.manifest_path(home))
+    manifest["files"]["rules/coding-discipline.md"] = H.sha256(b"BYTES FROM INSTALLED VERSION A\n")
+    H.manifest_path(home).write_bytes((json.dumps(manifest, indent=2) + "\n").encode())
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert not rule.exists()
+    assert "[maestro] removed rules/coding-discipline.md" in H.out_lines(result)
+    assert not H.manifest_path(home).exists()
+
+
+def test_t6_file_matching_source_but_not_recorded_hash_is_kept(maestro, home, built_pyz):
+    _installed(maestro, home, {})
+    manifest = H.read_json(H.manifest_path(home))
+    manifest["files"]["rules/coding-discipline.md"] = H.sha256(b"some other version\n")
+    H.manifest_path(home).write_bytes((json.dumps(manifest, indent=2) + "\n").encode())
+    rule = H.key_path(home, "rules/coding-discipline.md")
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert rule.read_bytes() == H.source_bytes("rules/coding-discipline.md", built_pyz)
+    assert "[maestro] kept rules/coding-discipline.md — its bytes changed after installation" in H.out_lines(result)
+
+
+# --- t7: invalid settings prevent a partial uninstall ---------------------------------------------
+
+@pytest.mark.parametrize("case", ["not-json", "bad-schema", "symlink"])
+def test_t7_invalid_or_symlinked_settings_change_nothing(maestro, home, case):
+    _installed(maestro, home, {})
+    settings = H.settings_path(home)
+    if case == "not-json":
+        settings.write_bytes(b"{not-json\n")
+    elif case == "bad-schema":
+        settings.write_bytes(b'{"hooks": {"PreToolUse": {}}}\n')
+    else:
+        real = home / "dotfiles" / "settings.json"
+        real.parent.mkdir()
+        real.write_bytes(settings.read_bytes())
+        settings.unlink()
+        settings.symlink_to(real)
+    before = H.snapshot(home)
+
+    result = maestro("uninstall")
+
+    assert result.rc == 1
+    assert result.err.startswith("[maestro] WARN: settings.json ")
+    assert "refusing a partial uninstall." in result.err
+    assert H.snapshot(home) == before
+
+
+# --- t14: uninstall removes private authorization state -------------------------------------------
+
+def test_t14_uninstall_removes_direct_edit_markers_and_empty_maestro_dir(maestro, home):
+    _installed(maestro, home, {})
+    markers = home / ".maestro" / "direct-edit"
+    markers.mkdir(mode=0o700)
+    for sid in ("session-test", "other_session"):
+        flag = markers / f"maestro-direct-{sid}.flag"
+        flag.write_bytes(b"1\n")
+        flag.chmod(0o600)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert not markers.exists()
+    assert not (home / ".maestro").exists()
+    assert "[maestro] removed the private direct-edit authorization markers" in H.out_lines(result)
+    assert "[maestro] removed ~/.maestro/ask-on-start" in H.out_lines(result)
+    assert H.out_lines(result)[-1] == DONE
+
+
+def test_t14_non_empty_maestro_dir_is_kept(maestro, home):
+    _installed(maestro, home, {})
+    (home / ".maestro" / "discussions").mkdir()
+    (home / ".maestro" / "discussions" / "repo.md").write_bytes(b"# talk\n")
+
+    H.assert_ok(maestro("uninstall"))
+
+    assert sorted(p.name for p in (home / ".maestro").iterdir()) == ["discussions"]
+    assert (home / ".maestro" / "discussions" / "repo.md").read_bytes() == b"# talk\n"
+
+
+# --- settings restoration -------------------------------------------------------------------------
+
+def test_settings_restored_byte_identical_when_nothing_else_changed(maestro, home):
+    original = (
+        '{\n    "zeta": 1,\n    "theme": "d\u00e4rk \u2713",\n    "hooks": {\n        "Stop": [\n'
+        '            {"hooks": [{"type": "command", "command": "echo bye"}]}\n        ]\n    },\n'
+        '    "alpha": [1,2,3]\n}'  # no trailing newline, odd key order and spacing
+    ).encode()
+    H.write_settings(home, None, original)
+    os.chmod(H.settings_path(home), 0o640)
+    H.assert_ok(maestro("install"))
+    installed = H.settings_path(home).read_bytes()
+    assert installed != original
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert H.settings_path(home).read_bytes() == original
+    assert H.mode(H.settings_path(home)) == 0o640
+    backup = H.settings_path(home).with_name("settings.json.maestro-uninstall.bak")
+    assert backup.read_bytes() == installed
+    assert any("settings.json" in line for line in H.out_lines(result))
+    assert not (home / ".maestro").exists()
+    for key in H.BASE_KEYS:
+        assert not H.key_path(home, key).exists(), key
+
+
+def test_settings_absent_before_install_is_removed(maestro, home):
+    H.assert_ok(maestro("install"))
+    assert H.settings_path(home).is_file()
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert not H.settings_path(home).exists()
+    assert "[maestro] removed settings.json: it did not exist before maestro was installed" in H.out_lines(result)
+    assert sorted(p.name for p in (home / ".claude").iterdir()) == ["settings.json.maestro-uninstall.bak"]
+
+
+def test_settings_absent_before_but_user_added_keys_is_kept(maestro, home):
+    H.assert_ok(maestro("install"))
+    value = H.read_json(H.settings_path(home))
+    value["theme"] = "dark"
+    H.write_settings(home, value)
+
+    H.assert_ok(maestro("uninstall"))
+
+    assert H.read_json(H.settings_path(home)) == {"theme": "dark", "hooks": {}}
+
+
+def test_user_changes_after_install_stay_and_maestro_entries_go(maestro, home):
+    H.write_settings(home, {"theme": "dark", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}]}})
+    H.assert_ok(maestro("install"))
+    value = H.read_json(H.settings_path(home))
+    value["model"] = "opus"
+    value["hooks"]["PreToolUse"][0]["hooks"].append({"type": "command", "command": "echo mine"})
+    value["hooks"]["Notification"] = [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
+    H.write_settings(home, value)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert "[maestro] removed maestro's hook entries from settings.json (other hooks kept)" in H.out_lines(result)
+    assert H.read_json(H.settings_path(home)) == {
+        "theme": "dark",
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}],
+            "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [{"type": "command", "command": "echo mine"}]}],
+            "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+        },
+        "model": "opus",
+    }
+
+
+def test_uninstall_strips_stale_interpreter_entries_too(maestro, home):
+    H.write_settings(home, {"theme": "dark"})
+    H.assert_ok(maestro("install"))
+    raw = H.settings_path(home).read_text().replace(H.PYTHON, "/opt/old/bin/python3")
+    H.settings_path(home).write_text(raw)
+
+    H.assert_ok(maestro("uninstall"))
+
+    assert H.read_json(H.settings_path(home)) == {"theme": "dark"}
+    assert "maestro-managed" not in H.settings_path(home).read_text()
+
+
+# --- manifest trust ---------------------------------------------------------------------------------
+
+def test_no_manifest_keeps_files_but_strips_hooks(maestro, home, built_pyz):
+    _installed(maestro, home, {"theme": "dark"})
+    H.manifest_path(home).unlink()
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert "[maestro] no ownership manifest — kept all installed files" in H.out_lines(result)
+    for key in H.BASE_KEYS:
+        assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
+    assert H.maestro_entries(home, H.read_json(H.settings_path(home))) == []
+    assert H.read_json(H.settings_path(home))["theme"] == "dark"
+
+
+@pytest.mark.parametrize("raw", [b"{broken\n", b'{"version": 2, "files": {}}\n', b'{"version": 1, "files": {"hooks/maestro.pyz": "x"}}\n'])
+def test_invalid_manifest_keeps_all_files(maestro, home, built_pyz, raw):
+    _installed(maestro, home, {})
+    H.manifest_path(home).write_bytes(raw)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert "[maestro] ownership manifest invalid — kept all installed files; deleting by name alone is not safe" in H.out_lines(result)
+    for key in H.BASE_KEYS:
+        assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
+    assert H.manifest_path(home).read_bytes() == raw
+
+
+def test_untrusted_manifest_keys_are_never_followed(maestro, home):
+    _installed(maestro, home, {})
+    outside = home / "precious.txt"
+    outside.write_bytes(b"precious\n")
+    (home / ".claude" / "notes.txt").write_bytes(b"precious\n")
+    manifest = H.read_json(H.manifest_path(home))
+    digest = H.sha256(b"precious\n")
+    manifest["files"].update({"hooks/../../precious.txt": digest, "/etc/passwd": digest, "notes.txt": digest})
+    H.manifest_path(home).write_bytes((json.dumps(manifest, indent=2) + "\n").encode())
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert outside.read_bytes() == b"precious\n"
+    assert (home / ".claude" / "notes.txt").read_bytes() == b"precious\n"
+    assert "[maestro] kept untrusted manifest entry hooks/../../precious.txt" in H.out_lines(result)
+    assert set(H.read_json(H.manifest_path(home))["files"]) == {"hooks/../../precious.txt", "/etc/passwd", "notes.txt"}
+    for key in H.BASE_KEYS:
+        assert not H.key_path(home, key).exists(), key
+
+
+def test_symlink_at_owned_path_is_kept(maestro, home):
+    _installed(maestro, home, {})
+    rule = H.key_path(home, "rules/coding-discipline.md")
+    copy = home / "copy.md"
+    copy.write_bytes(rule.read_bytes())
+    rule.unlink()
+    rule.symlink_to(copy)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert rule.is_symlink() and copy.is_file()
+    assert "[maestro] kept rules/coding-discipline.md — it is not a regular owned file" in H.out_lines(result)
+
+
+def test_user_files_keep_their_directories(maestro, home):
+    _installed(maestro, home, {})
+    (home / ".claude" / "rules" / "mine.md").write_bytes(b"# mine\n")
+
+    H.assert_ok(maestro("uninstall"))
+
+    assert sorted(p.name for p in (home / ".claude" / "rules").iterdir()) == ["mine.md"]
+    assert not (home / ".claude" / "hooks").exists()
+    assert (home / ".claude").is_dir()
+
+
+def test_second_uninstall_is_a_no_op(maestro, home):
+    original = H.write_settings(home, {"theme": "dark"})
+    _installed(maestro, home)
+    H.assert_ok(maestro("uninstall"))
+    before = H.snapshot(home)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    assert "[maestro] no ownership manifest — kept all installed files" in H.out_lines(result)
+    assert H.snapshot(home) == before
+    assert H.settings_path(home).read_bytes() == original
+
+
+def test_codex_config_and_pins_are_left_alone(maestro, home):
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_bytes(b'model = "gpt-x"\n')
+    (home / ".codex" / "maestro-impl-effort").write_bytes(b"high\n")
+    _installed(maestro, home, {})
+    config = (home / ".codex" / "config.toml").read_bytes()
+    assert b'web_search = "disabled"' in config
+
+    H.assert_ok(maestro("uninstall"))
+
+    assert (home / ".codex" / "config.toml").read_bytes() == config
+    assert (home / ".codex" / "maestro-impl-effort").read_bytes() == b"high\n"
+
+
+@pytest.mark.parametrize("args", [["--force"], ["--with-workflow"], ["-y", "extra"]])
+def test_unknown_option_changes_nothing(maestro, home, args):
+    _installed(maestro, home, {})
+    before = H.snapshot(home)
+
+    result = maestro("uninstall", *args)
+
+    assert result.rc == 1
+    assert f"[maestro] WARN: unknown option: {', '.join(args)}" in H.err_lines(result)
+    assert "usage: maestro uninstall" in result.err
+    assert H.snapshot(home) == before
+
+
+def test_uninstall_help_changes_nothing(maestro, home):
+    _installed(maestro, home, {})
+    before = H.snapshot(home)
+    result = maestro("uninstall", "--help")
+    assert result.rc == 0 and "usage: maestro uninstall" in result.out
+    assert H.snapshot(home) == before
+
+
+def test_reinstall_after_uninstall_round_trips(maestro, home, built_pyz):
+    original = H.write_settings(home, {"theme": "dark"})
+    _installed(maestro, home, None, "--with-workflow")
+    H.assert_ok(maestro("uninstall"))
+    assert H.settings_path(home).read_bytes() == original
+
+    _installed(maestro, home, None, "--with-workflow")
+
+    for key in H.BASE_KEYS + H.WORKFLOW_KEYS:
+        assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
+    assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == 3
+    assert (home / ".maestro" / "ask-on-start").is_file()
