@@ -82,18 +82,27 @@ class Runner:
 
     def in_process(self, *args, stdin=b"", env=None, cwd=None) -> Result:
         from maestro import cli, runtime
+        from maestro.core import progress
 
+        import signal
+
+        saved = {sig: signal.getsignal(sig) for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
         with pytest.MonkeyPatch.context() as mp:
             for key, value in (env or {}).items():
                 mp.setenv(key, value)
             if cwd:
                 mp.chdir(cwd)
             mp.setattr(runtime, "archive_path", lambda: str(self._built_pyz))
+            mp.setattr(progress, "_fd", progress.STDOUT)
             mp.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
             out, err = io.StringIO(), io.StringIO()
             mp.setattr(sys, "stdout", out)
             mp.setattr(sys, "stderr", err)
-            rc = cli.main(list(args))
+            try:
+                rc = cli.main(list(args))
+            finally:
+                for sig, handler in saved.items():
+                    signal.signal(sig, handler)
         return Result(rc, out.getvalue(), err.getvalue())
 
 

@@ -10,17 +10,18 @@ import os
 import sys
 
 PROGRESS_FD = 3
-_fd = None
+STDOUT = "stdout"
+_fd = None  # undecided, PROGRESS_FD, or STDOUT (records interleave with sys.stdout)
 
 
-def _channel() -> int:
+def _channel():
     global _fd
     if _fd is None:
         try:
             os.fstat(PROGRESS_FD)
             _fd = PROGRESS_FD
         except OSError:
-            _fd = sys.stdout.fileno()
+            _fd = STDOUT
     return _fd
 
 
@@ -30,8 +31,13 @@ def emit(line: str) -> None:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    data = (line.rstrip("\n") + "\n").encode("utf-8", "backslashreplace")
+    text = line.rstrip("\n") + "\n"
     fd = _channel()
+    if fd == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    data = text.encode("utf-8", "backslashreplace")
     while data:
         written = os.write(fd, data)
         data = data[written:]

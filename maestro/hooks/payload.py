@@ -54,6 +54,10 @@ def parse(text: str):
         raise PayloadError("not a JSON document") from None
     except (ValueError, RecursionError) as exc:
         raise PayloadError(str(exc) or "malformed JSON") from None
+    except SystemError:
+        # _json raises its syntax errors as json.decoder.JSONDecodeError, looked up in sys.modules
+        # only: without `json` imported (the hooks' hot path) it returns NULL with no exception set.
+        raise PayloadError("malformed JSON") from None
     if text[end:].strip(_WHITESPACE):
         raise PayloadError("trailing data after the JSON document")
     return value

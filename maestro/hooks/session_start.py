@@ -27,13 +27,21 @@ def export_session_id(payload: dict) -> None:
         os.close(fd)
 
 
+def _shown(value: str, limit: int = 100) -> str:
+    """A value as displayed: one line and bounded, so hostile pin files cannot push the hook
+    output past Claude Code's 10,000-character cap or split the status line."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def pin_context(pins, armed: bool, source: str) -> str:
     from maestro.hooks.messages import MODEL_PICKS, PYZ
 
-    model = pins.model or NOT_PINNED
-    debate = pins.debate_effort or NOT_PINNED
-    impl_model = pins.impl_model or model
-    problem = f"Note: {pins.config_problem}.\n" if pins.config_problem else ""
+    model = _shown(pins.model or NOT_PINNED)
+    debate = _shown(pins.debate_effort or NOT_PINNED)
+    impl_effort = _shown(pins.impl_effort)
+    impl_model = _shown(pins.impl_model) if pins.impl_model else model
+    problem = f"Note: {_shown(pins.config_problem, 4500)}.\n" if pins.config_problem else ""
     if armed and source != "resume":
         keep = (
             "complete; if the user declines or skips, preserve it and proceed.\n"
@@ -49,19 +57,19 @@ def pin_context(pins, armed: bool, source: str) -> str:
             "Then ask with the AskUserQuestion tool (an interactive picker, not a prose question):\n"
             f"  1) Debate model — current: {model}.\n"
             f"  2) Debate/design effort — current: {debate}.\n"
-            f"  3) Implementation effort — current: {pins.impl_effort}.\n"
+            f"  3) Implementation effort — current: {impl_effort}.\n"
             f"  4) Implementation model — current: {impl_model}.\n"
             + MODEL_PICKS
             + f"Apply the picks:  {PYZ} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
             "and confirm all four values in one line. \"Keep current\" is a valid answer only when the pin is "
             + keep
         )
-    scout = "/".join(pins.scout) if pins.scout else "unpinned"
+    scout = _shown("/".join(pins.scout)) if pins.scout else "unpinned"
     inherited = "" if pins.impl_model else " (inherited)"
     tail = "." if armed else f" — or turn on the session-start setup question: {PYZ} model-select --ask-on-start on."
     return (
         problem
-        + f"Maestro: Codex pin is model={model}, debate-effort={debate}, impl-effort={pins.impl_effort}, "
+        + f"Maestro: Codex pin is model={model}, debate-effort={debate}, impl-effort={impl_effort}, "
         f"impl-model={impl_model}{inherited}, scout={scout}. Say \"codex model\" to change it before starting work"
         + tail
         + "\n"

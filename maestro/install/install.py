@@ -118,6 +118,10 @@ def run(with_workflow: bool) -> int:
         (os.path.join(paths.maestro_dir(), SETTINGS_BEFORE), "settings snapshot"),
     ):
         _reject_symlink(path, label)
+    try:
+        config_raw = _read_file(config_path)
+    except OSError as exc:
+        fail(f"cannot read the Codex config ({exc.strerror or exc}): {config_path}; no files were changed")
     migrate_remove, migrate_keep = _plan_migration(owned)
     from maestro.core.companion_discovery import find_companion
 
@@ -133,7 +137,6 @@ def run(with_workflow: bool) -> int:
     migrated_commands = settings.strip(new_settings, settings.original_command_script) if migrate_remove or migrate_keep else 0
     merged = settings.ensure_hooks(new_settings, python, pyz)
     settings_bytes = settings.dumps(new_settings)
-    config_raw = _read_file(config_path)
     config_bytes, config_message = (None, "") if config_raw is None else codexconfig.with_web_search_disabled(config_raw)
 
     # Phase 3: publish; on any failure restore every path already changed.
@@ -203,7 +206,10 @@ def run(with_workflow: bool) -> int:
             log("kept ask-on-start=off from the previous installation")
     except (OSError, MaestroError) as exc:
         failures = tx.rollback()
-        reason = exc.message if isinstance(exc, MaestroError) else f"{exc.strerror or exc}: {exc.filename or ''}"
+        if isinstance(exc, MaestroError):
+            reason = exc.message
+        else:
+            reason = f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
         warn(f"installation failed; rolled back {len(tx.changed) - len(failures)} published path(s): {reason}")
         if failures:
             warn("rollback incomplete — " + "; ".join(failures))

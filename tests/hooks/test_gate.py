@@ -428,6 +428,22 @@ def test_unparseable_or_non_object_payload_fails_closed(maestro, raw):
     assert_fail_closed(maestro("gate", stdin=raw))
 
 
+@pytest.mark.parametrize("raw", [b"not-json", b"{", b'{"session_id":"a\x01"}', b'{"a":1,}', b"[1 2]", b"nul"])
+def test_malformed_json_fails_closed_without_a_crash_note(maestro, home, raw):
+    assert_fail_closed(maestro("gate", stdin=raw))
+    assert not (home / ".maestro").exists()
+
+
+@pytest.mark.source_only
+def test_payload_parsing_does_not_need_the_json_module(source_maestro, home, monkeypatch):
+    # the hooks never import `json` (hot path); _json finds JSONDecodeError only through sys.modules
+    import sys
+
+    monkeypatch.delitem(sys.modules, "json.decoder")
+    assert_fail_closed(source_maestro("gate", stdin=b'{"session_id": "x", bad'))
+    assert not (home / ".maestro").exists()
+
+
 def test_payload_larger_than_8_mib_fails_closed(maestro):
     body = payload("/tmp/x.md", pad="x" * (8 * 1024 * 1024))
     assert_fail_closed(gate(maestro, body))

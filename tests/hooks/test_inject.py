@@ -396,6 +396,7 @@ def test_malformed_payload_exits_2_and_revokes_every_sessions_flag(maestro, home
     assert_no_flag(home)
     assert_no_flag(home, OTHER)
     assert unrelated.read_text() == "keep\n"
+    assert not (home / ".maestro" / "logs").exists()  # an expected condition leaves no crash note
 
 
 def test_malformed_payload_without_any_flag_state_still_exits_2(maestro, home):

@@ -126,12 +126,13 @@ def test_symlinked_env_file_is_not_followed_and_the_session_still_starts(maestro
 
 
 @pytest.mark.parametrize("raw", [b"not-json", b"", b"[]", b"\xff", b'{"source":', b"null"])
-def test_bad_payload_still_exits_0_with_the_status_line(maestro, tmp_path, raw):
+def test_bad_payload_still_exits_0_with_the_status_line(maestro, tmp_path, home, raw):
     env_file = tmp_path / "env.sh"
     result = start(maestro, raw, env={"CLAUDE_ENV_FILE": str(env_file)})
     assert result.out == status_line()
     assert result.err == ""
     assert not env_file.exists()
+    assert not (home / ".maestro").exists()  # an expected condition leaves no crash note
 
 
 def test_bad_payload_when_armed_asks_the_setup_question(maestro, home):

@@ -28,10 +28,6 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def claude(home: Path) -> Path:
-    return home / ".claude"
-
-
 def settings_path(home: Path) -> Path:
     return home / ".claude" / "settings.json"
 

@@ -203,6 +203,22 @@ def test_t3_foreign_similar_commands_survive_install_and_uninstall(maestro, home
     assert H.settings_path(home).read_bytes() == original
 
 
+def test_t3_exactly_three_marked_commands_after_install_none_after_uninstall(maestro, home):
+    foreign = "node /tmp/orchestrator-gate.mjs.backup"
+    H.write_settings(home, {"hooks": {"PreToolUse": [
+        {"matcher": "Edit|Write|MultiEdit", "hooks": [{"type": "command", "command": foreign}]}]}})
+
+    H.assert_ok(maestro("install"))
+    value = H.read_json(H.settings_path(home))
+    assert sorted(H.marked_commands(value)) == sorted(H.managed_command(home, verb) for _, verb, _ in H.VERBS)
+    assert [c for _, _, _, c in H.all_commands(value)].count(foreign) == 1
+
+    H.assert_ok(maestro("uninstall"))
+    value = H.read_json(H.settings_path(home))
+    assert H.marked_commands(value) == []
+    assert [c for _, _, _, c in H.all_commands(value)] == [foreign]
+
+
 # --- t5: settings backup refreshed before each merge --------------------------------------------
 
 def test_t5_settings_backup_holds_exact_pre_merge_bytes_each_time(maestro, home):
@@ -324,6 +340,20 @@ def test_bom_and_crlf_configs_stay_valid_toml_after_web_search_edit(maestro, hom
 
     H.assert_ok(maestro("install"))
     assert config.read_bytes() == new
+
+
+def test_unreadable_codex_config_is_refused_before_any_change(maestro, home):
+    H.write_settings(home, {})
+    config = home / ".codex" / "config.toml"
+    config.mkdir(parents=True)  # reading it fails (EISDIR), as an unreadable file would
+    before = H.snapshot(home)
+
+    result = maestro("install")
+
+    assert result.rc == 1
+    assert f"[maestro] WARN: cannot read the Codex config (Is a directory): {config}; no files were changed" in H.err_lines(result)
+    assert "internal error" not in result.err
+    assert H.snapshot(home) == before
 
 
 def test_missing_codex_config_gives_a_warning_only(maestro, home):
@@ -495,6 +525,27 @@ def test_t12_late_failure_restores_previous_versions(maestro, home, monkeypatch)
     assert H.snapshot(home, dirs=False) == before
 
 
+def test_t12_late_failure_from_a_symlinked_maestro_dir_rolls_back(maestro, home):
+    """A real (not injected) late failure, so the archive target exercises rollback too."""
+    settings_raw = H.write_settings(home, None, b'{"theme":"keep"}\n')
+    elsewhere = home / "elsewhere"
+    elsewhere.mkdir()
+    (home / ".maestro").symlink_to(elsewhere)
+    before = H.snapshot(home, dirs=False)
+
+    result = maestro("install")
+
+    assert result.rc == 1
+    failure = [line for line in H.err_lines(result) if "installation failed; rolled back" in line]
+    assert failure == [f"[maestro] WARN: installation failed; rolled back 4 published path(s): "
+                       f"not a private directory: {home / '.maestro'}"]
+    assert "rollback incomplete" not in result.err
+    assert not H.installed_pyz(home).exists()
+    assert H.settings_path(home).read_bytes() == settings_raw
+    assert list(elsewhere.iterdir()) == []
+    assert H.snapshot(home, dirs=False) == before
+
+
 # --- install details --------------------------------------------------------------------------
 
 def test_fresh_install_publishes_archive_and_payload_bytes(maestro, home, built_pyz):
@@ -562,7 +613,7 @@ def test_hook_commands_use_absolute_interpreter_and_isolated_flags(maestro, home
         assert os.path.isabs(words[0]) and words[0] == os.path.realpath(sys.executable)
         assert words[1:] == ["-I", "-S", str(H.installed_pyz(home)), verb]
         assert marker == f"maestro-managed:{verb}"
-    assert f"[maestro] registered 3 maestro hook entries in settings.json" in H.out_lines(result)
+    assert "[maestro] registered 3 maestro hook entries in settings.json" in H.out_lines(result)
     assert f"[maestro] hooks run: {H.PYTHON} -I -S {shlex.quote(str(H.installed_pyz(home)))} gate" in H.out_lines(result)
 
 

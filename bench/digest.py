@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Tree digest (`maestro digest`) on a big repository, as a ratio to git's own hashing floor.
+
+    python3 bench/digest.py [--files 20000] [--mb 200] [--runs 5] [--pyz dist/maestro.pyz]
+
+Generates (once; reused while present) a committed repository of N files totalling M MB under
+$TMPDIR/maestro-bench-repo/<N>f-<M>mb, then measures, all in the same run, median wall time:
+
+  floor        `git ls-files -s -z` + `git hash-object --stdin-paths` over the same files
+               (git re-reading and hashing every byte; no filters: the repo has no attributes)
+  digest cold  every file is hashed: all files were touched after the index was last written,
+               so git's stat cache matches nothing (contents unchanged; page cache warm — the
+               bench does not drop OS caches, and neither does the floor)
+  digest warm  the index stat cache is fresh (`git update-index --refresh` after the touch),
+               so unmodified tracked files reuse their index blob ids
+
+Each digest is timed twice: in-process (`provenance.digest()`) and as the user runs it, a fresh
+`python3 …/maestro.pyz digest` process (or `python3 -m maestro digest` without --pyz).
+Target (issue 3): warm digest ≤ 0.2 × floor. Prints numbers; asserts nothing.
+"""
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from maestro.core import provenance  # noqa: E402
+
+PER_DIR = 100
+DONE_MARK = "maestro-bench-complete"
+
+
+def git(repo, *args, stdin=None):
+    return subprocess.run(["git", "-C", repo, *args], input=stdin, check=True, capture_output=True).stdout
+
+
+def generate(repo: str, files: int, total_bytes: int) -> None:
+    """A deterministic tree: nested directories, varied sizes, ~1% executables, one commit."""
+    if os.path.exists(os.path.join(repo, ".git", DONE_MARK)):
+        return
+    if os.path.exists(repo):
+        subprocess.run(["rm", "-rf", repo], check=True)
+    os.makedirs(repo)
+    rng = random.Random(20260820)
+    weights = [rng.random() + 0.05 for _ in range(files)]
+    scale = total_bytes / sum(weights)
+    sizes = [max(1, int(weight * scale)) for weight in weights]
+    started = time.perf_counter()
+    print(f"generating {files} files / {sum(sizes) / 1e6:.0f} MB in {repo} …", flush=True)
+    chunk = rng.randbytes(1 << 20)
+    for index, size in enumerate(sizes):
+        directory = os.path.join(repo, f"pkg{index // (PER_DIR * 10):03d}", f"mod{(index // PER_DIR) % 10}")
+        os.makedirs(directory, exist_ok=True)
+        offset = rng.randrange(len(chunk))
+        body = (f"file {index}\n".encode() + (chunk[offset:] + chunk[:offset]) * (size // len(chunk) + 1))[:size]
+        path = os.path.join(directory, f"f{index:05d}.dat")
+        with open(path, "wb") as handle:
+            handle.write(body)
+        if index % 100 == 7:
+            os.chmod(path, 0o755)
+    git(repo, "init", "-q")
+    for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid"),
+                       ("core.looseCompression", "0"), ("gc.auto", "0")):
+        git(repo, "config", key, value)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "bench tree")
+    open(os.path.join(repo, ".git", DONE_MARK), "w").close()
+    print(f"generated in {time.perf_counter() - started:.1f}s", flush=True)
+
+
+def median(fn, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def floor(repo: str) -> None:
+    listing = git(repo, "ls-files", "-s", "-z")
+    paths = b"".join(record.partition(b"\t")[2] + b"\n" for record in listing.split(b"\0") if record)
+    git(repo, "hash-object", "--stdin-paths", stdin=paths)
+
+
+def touch_all(repo: str) -> None:
+    """Make every tracked file stat-dirty (new mtime/ctime, same bytes): no stat cache applies."""
+    now = time.time() - 3600  # a different mtime, and the ctime moves too: no entry matches
+    for path in git(repo, "ls-files", "-z").split(b"\0"):
+        if path:
+            os.utime(os.path.join(repo.encode(), path), (now, now))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=20000)
+    parser.add_argument("--mb", type=float, default=200)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pyz", default="", help="time this archive's `digest` verb as a process")
+    args = parser.parse_args()
+    base = os.path.join(os.environ.get("TMPDIR") or tempfile.gettempdir(), "maestro-bench-repo")
+    repo = os.path.realpath(os.path.join(base, f"{args.files}f-{args.mb:g}mb"))
+    generate(repo, args.files, int(args.mb * 1e6))
+    env = dict(os.environ, LC_ALL="C")
+    command = [sys.executable, os.path.abspath(args.pyz), "digest"] if args.pyz else \
+        [sys.executable, "-m", "maestro", "digest"]
+
+    def verb():
+        subprocess.run(command, cwd=repo, env=dict(env, PYTHONPATH=ROOT), check=True, capture_output=True)
+
+    def in_process():
+        value, why = provenance.digest(repo)
+        assert value, why
+
+    git(repo, "update-index", "--refresh")
+    floor(repo)  # warm the page cache for everyone
+    floor_s = median(lambda: floor(repo), args.runs)
+    results = {}
+    for label, prepare in (("cold", lambda: touch_all(repo)),
+                           ("warm", lambda: git(repo, "update-index", "-q", "--refresh"))):
+        prepare()
+        first, _ = provenance.digest(repo), None
+        results[label] = (median(in_process, args.runs), median(verb, args.runs))
+        assert first[0] == provenance.digest(repo)[0]
+    cold_value = provenance.digest(repo)[0]
+    print(f"repository   {args.files} files, {args.mb:g} MB: {repo}")
+    print(f"digest       {cold_value}")
+    print(f"floor        {floor_s * 1000:8.1f} ms  (git ls-files -s + git hash-object --stdin-paths)")
+    for label, (inproc, proc) in results.items():
+        print(f"digest {label:5} {inproc * 1000:8.1f} ms in-process ({inproc / floor_s:.2f}× floor), "
+              f"{proc * 1000:8.1f} ms as a process ({proc / floor_s:.2f}× floor)")
+    print("target: warm digest ≤ 0.2× floor")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

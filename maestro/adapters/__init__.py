@@ -1,0 +1,1 @@
+"""Adapters: the public write/read workflows (loop, watchdog, status, …)."""

@@ -1,0 +1,103 @@
+"""`watchdog`: one Write turn under one write lease, no local verification.
+
+    maestro watchdog --file PLAN [MAX_IDLE=300] [POLL=20]
+    maestro watchdog "<plan text>" [MAX_IDLE] [POLL]
+
+The job's result goes to stdout, its evidence to stderr, then `IMPLEMENTER_STATE: <state>`.
+Exit: 0 DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 125 POISONED (cancelled without confirmed
+quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last line:
+`MAESTRO_FINAL: WATCHDOG <STATE> rc=<n>`.
+"""
+
+import sys
+
+from maestro.core import progress
+from maestro.errors import MaestroError
+
+STATES = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 125: "POISONED", 3: "FAILED", 4: "FAILED"}
+TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FAILED"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _seconds(name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0
+    if not number >= 1:
+        raise UsageError(f"{name} must be a positive number of seconds: {value!r}")
+    return number
+
+
+def parse(argv):
+    if not argv:
+        raise UsageError("usage: watchdog --file PLAN [MAX_IDLE] [POLL] | watchdog \"<plan text>\" [MAX_IDLE] [POLL]")
+    if argv[0] == "--file":
+        if len(argv) < 2:
+            raise UsageError("--file needs a plan file")
+        try:
+            with open(argv[1], encoding="utf-8", errors="replace") as handle:
+                plan = handle.read()
+        except OSError as exc:
+            raise UsageError(f"cannot read plan file {argv[1]}: {exc.strerror or exc}") from None
+        rest = argv[2:]
+    elif argv[0].startswith("--"):
+        raise UsageError(f"unknown argument: {argv[0]}")
+    else:
+        plan, rest = argv[0], argv[1:]
+    if len(rest) > 2:
+        raise UsageError(f"unknown argument: {rest[2]}")
+    if not plan.strip():
+        raise UsageError("the plan is empty")
+    max_idle = _seconds("MAX_IDLE", rest[0]) if rest else 300.0
+    poll = _seconds("POLL", rest[1]) if len(rest) > 1 else 20.0
+    return plan, max_idle, poll
+
+
+def _run(argv) -> int:
+    plan, max_idle, poll = parse(argv)
+    from maestro.adapters.write_context import WriteContext
+
+    ctx = WriteContext("WATCHDOG")
+    ctx.signals.install()
+    acquired = ctx.lease.acquire()
+    if acquired != 0:
+        return progress.final("WATCHDOG", "BLOCKED" if acquired == 11 else "FAILED", acquired)
+    rc = 4
+    outcome = None
+    try:
+        outcome = ctx.write_turn(max_idle, poll).run(plan)
+        rc = outcome.rc
+    finally:
+        if outcome is not None:
+            if outcome.result:
+                sys.stdout.write(outcome.result if outcome.result.endswith("\n") else outcome.result + "\n")
+                sys.stdout.flush()
+            for line in outcome.evidence:
+                sys.stderr.write(line.rstrip("\n") + "\n")
+            if rc != 125 and outcome.result.strip():
+                sys.stderr.write(f"IMPLEMENTER_STATE: {TURN_STATE.get(rc, 'FAILED')}\n")
+            sys.stderr.flush()
+        released = ctx.lease.release()
+        if released != 0 and rc not in (11, 125):
+            ctx.emit(f"WATCHDOG_RELEASE: completion downgraded to BLOCKED because the write lease could not be "
+                     f"released safely (was {STATES.get(rc, rc)})")
+            rc = 11
+    return progress.final("WATCHDOG", STATES.get(rc, "FAILED"), rc if rc in STATES else 4)
+
+
+def main(argv) -> int:
+    if list(argv) in (["--help"], ["-h"]):
+        sys.stdout.write(__doc__.strip() + "\n")
+        return 0
+    try:
+        return _run(list(argv))
+    except UsageError as exc:
+        sys.stderr.write(f"WATCHDOG_ERROR: {exc}\n")
+        return progress.final("WATCHDOG", "FAILED", 3)
+    except MaestroError as exc:
+        sys.stderr.write(exc.message.rstrip("\n") + "\n")
+        return progress.final("WATCHDOG", "FAILED", exc.code)

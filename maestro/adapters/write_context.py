@@ -1,0 +1,92 @@
+"""Everything a write adapter needs, wired from the environment: scope, companion transport,
+write lease, job-lock factory, provenance hooks and validated knobs. One place, so `loop`,
+`watchdog` and `status` agree on paths and budgets."""
+
+import os
+import time
+
+from maestro import knobs
+from maestro.core import gitscope, progress
+from maestro.core import signals as signal_state
+from maestro.errors import Exit, MaestroError
+
+
+class WriteContext:
+    def __init__(self, scope: str, *, need_companion: bool = True):
+        self.emit = progress.emit
+        for knob in (knobs.lock_wait(), knobs.lock_wait_poll(), knobs.heartbeat_interval(), knobs.heartbeat_stale(),
+                     knobs.companion_timeout(), knobs.max_dispatch(write=True), knobs.verify_timeout()):
+            if knob.warning:
+                self.emit(knob.warning)
+        root = gitscope.scope_root()
+        if root is None:
+            raise MaestroError(f"{scope}_ERROR: not inside a git repository; maestro dispatches writes only in git",
+                               Exit.USAGE)
+        self.root = root
+        self.git_dir = gitscope.git_dir(root)
+        self.signals = signal_state
+        self.transport = None
+        if need_companion:
+            from maestro.core.companion import Transport
+            from maestro.core.companion_discovery import find_companion
+
+            companion = find_companion()
+            if companion is None:
+                raise MaestroError(
+                    f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
+                    "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
+            self.transport = Transport(
+                companion.argv(), cwd=os.getcwd(), emit=self.emit, call_timeout=knobs.companion_timeout().value,
+                should_stop=signal_state.stop_requested)
+        self.lease = self._lease()
+        if self.transport is not None:
+            self.transport.tick = self.lease.heartbeat
+
+    def writers(self):
+        return self.transport.global_writers() if self.transport is not None else None
+
+    def digest(self) -> str:
+        from maestro.core import provenance
+
+        value = provenance.digest(self.root, emit=self.emit)
+        return value or "unavailable"
+
+    def log_dispatch(self, kind, job, session, before, after) -> None:
+        from maestro.core import provenance
+
+        provenance.append_dispatch(self.git_dir, kind, job, session, before, after)
+
+    def baseline(self, digest: str) -> None:
+        from maestro.core import provenance
+
+        provenance.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
+
+    def _lease(self):
+        from maestro.core.lease import WriteLease
+
+        return WriteLease(
+            self.git_dir, writers=self.writers, digest=self.digest, emit=self.emit, log_dispatch=self.log_dispatch,
+            baseline=self.baseline, wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
+            heartbeat_interval=knobs.heartbeat_interval().value, heartbeat_stale=knobs.heartbeat_stale().value,
+            init_grace=knobs.initializing_grace().value,
+        )
+
+    def joblock(self, job_class: str):
+        from maestro.core.joblock import JobLock
+
+        return JobLock(
+            self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit,
+            session=self.lease.session, wait_budget=knobs.lock_wait().value,
+            wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
+        )
+
+    def write_turn(self, max_idle: float, poll: float):
+        from maestro.adapters.turn import WriteTurn
+        from maestro.core.pins import read_pins
+
+        return WriteTurn(
+            lease=self.lease, joblock_factory=self.joblock, transport=self.transport, pins=read_pins(), emit=self.emit,
+            signals=self.signals, max_idle=max_idle, poll=poll, max_total=knobs.max_dispatch(write=True).value,
+            scratch_dir=os.environ.get("TMPDIR") or "/tmp", clock=time.monotonic,
+            retry_sleep=knobs.retry_sleep().value,
+        )
