@@ -71,19 +71,21 @@ def _check_destination(key: str, source_hash: str, recorded: str) -> bytes:
 
 
 def _plan_migration(owned: dict):
-    """Original Maestro hook files: (byte-identical ones to remove, modified ones to keep)."""
-    remove, keep = [], []
+    """Original Maestro hook files: (byte-identical ones to remove, modified ones to keep,
+    entries whose file is already gone — dropped from the manifest)."""
+    remove, keep, gone = [], [], []
     for key in manifest.original_maestro_keys(owned):
         path = manifest.key_path(key)
         try:
             st = os.lstat(path)
         except FileNotFoundError:
+            gone.append(key)
             continue
         if stat.S_ISREG(st.st_mode) and manifest.sha256(_read_file(path)) == owned["files"][key]:
             remove.append(key)
         else:
             keep.append(key)
-    return remove, keep
+    return remove, keep, gone
 
 
 def run(with_workflow: bool) -> int:
@@ -122,7 +124,7 @@ def run(with_workflow: bool) -> int:
         config_raw = _read_file(config_path)
     except OSError as exc:
         fail(f"cannot read the Codex config ({exc.strerror or exc}): {config_path}; no files were changed")
-    migrate_remove, migrate_keep = _plan_migration(owned)
+    migrate_remove, migrate_keep, migrate_gone = _plan_migration(owned)
     from maestro.core.companion_discovery import find_companion
 
     if not find_companion():
@@ -134,9 +136,13 @@ def run(with_workflow: bool) -> int:
     import copy
 
     new_settings = copy.deepcopy(current)
-    migrated_commands = settings.strip(new_settings, settings.original_command_script) if migrate_remove or migrate_keep else 0
+    # The original's commands go whether or not its files are still there: left behind they would
+    # run a missing script on every edit and prompt.
+    migrated_commands = settings.strip(new_settings, settings.original_command_script)
     merged = settings.ensure_hooks(new_settings, python, pyz)
-    settings_bytes = settings.dumps(new_settings)
+    # Rewrite settings.json only when its content changes: a file that already holds every entry
+    # keeps its bytes (formatting included), so an identical re-install touches nothing.
+    settings_bytes = settings.dumps(new_settings) if (merged or migrated_commands or settings_raw is None) else settings_raw
     config_bytes, config_message = (None, "") if config_raw is None else codexconfig.with_web_search_disabled(config_raw)
 
     # Phase 3: publish; on any failure restore every path already changed.
@@ -154,7 +160,7 @@ def run(with_workflow: bool) -> int:
         )
         for key in migrate_remove:
             tx.remove(manifest.key_path(key))
-        if migrate_remove or migrate_keep:
+        if migrate_remove or migrate_keep or migrated_commands:
             log(f"migrated from the original Maestro: removed {len(migrate_remove)} unmodified hook file(s) "
                 f"and {migrated_commands} of its hook command(s)")
         for key in migrate_keep:
@@ -187,7 +193,8 @@ def run(with_workflow: bool) -> int:
         else:
             log(config_message)
 
-        files = {k: v for k, v in owned["files"].items() if k not in migrate_remove and k not in migrate_keep}
+        migrated = set(migrate_remove) | set(migrate_keep) | set(migrate_gone)
+        files = {k: v for k, v in owned["files"].items() if k not in migrated}
         files.update(hashes)
         record = {"version": 1, "files": dict(sorted(files.items()))}
         if isinstance(before_record, dict):

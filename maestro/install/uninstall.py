@@ -60,6 +60,12 @@ def _ours(hook) -> bool:
 
 
 KEEP = object()  # leave settings.json as it is
+
+
+class RestoredBytes(bytes):
+    """The exact pre-install bytes of settings.json (as opposed to a stripped re-serialisation)."""
+
+
 DELETE = object()  # settings.json did not exist before install
 
 
@@ -81,7 +87,7 @@ def _restored_settings(current: dict, owned, snapshot: str):
                 with open(snapshot, "rb") as handle:
                     original = handle.read()
                 if json.loads(original.decode("utf-8-sig")) in (comparable, stripped):
-                    return original  # nothing else changed it: the exact pre-install bytes
+                    return RestoredBytes(original)  # nothing else changed it: the exact pre-install bytes
             except (OSError, ValueError):
                 pass
     return settings.dumps(stripped) if removed else KEEP
@@ -117,7 +123,8 @@ def run() -> int:
             log("removed settings.json: it did not exist before maestro was installed")
         else:
             write_atomic(settings.path(), restored, mode)
-            log("removed maestro's hook entries from settings.json (other hooks kept)")
+            log("restored settings.json to its exact pre-install bytes" if isinstance(restored, RestoredBytes)
+                else "removed maestro's hook entries from settings.json (other hooks kept)")
     _remove_private_state(snapshot)
     log('done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.')
     return Exit.OK

@@ -844,3 +844,14 @@ def test_companion_warning_only_when_plugin_missing(maestro, home):
     script.write_bytes(b"// companion\n")
     present = H.assert_ok(maestro("install"))
     assert "Codex plugin" not in present.err
+
+
+def test_reinstall_keeps_the_bytes_of_a_reformatted_but_complete_settings_file(maestro, home):
+    """Content decides: a settings.json that already holds every entry is not rewritten."""
+    H.assert_ok(maestro("install"))
+    path = H.settings_path(home)
+    reformatted = json.dumps(json.loads(path.read_bytes()), indent=4).encode() + b"\n"
+    path.write_bytes(reformatted)
+    result = H.assert_ok(maestro("install"))
+    assert path.read_bytes() == reformatted
+    assert "settings.json already had every maestro hook entry" in result.out

@@ -191,7 +191,9 @@ def test_original_files_are_not_deleted_without_the_original_manifest(maestro, h
 
     result = H.assert_ok(maestro("install"))
 
-    assert "migrated" not in result.out
+    # Its exact hook commands are superseded either way (two gates and two injectors would run);
+    # its files stay, because nothing proves they are the original's bytes.
+    assert "removed 0 unmodified hook file(s) and 3 of its hook command(s)" in result.out
     for name in ORIGINAL_HOOKS:
         assert (home / ".claude" / "hooks" / name).is_file(), name
 
@@ -221,3 +223,18 @@ def test_failed_migration_restores_original_files_and_settings(maestro, home, mo
     assert "installation failed; rolled back" in result.err
     assert "rollback incomplete" not in result.err
     assert H.snapshot(home, dirs=False) == before  # bytes and modes, .sh files back at 0755
+
+
+def test_original_commands_go_even_when_their_files_are_already_gone(maestro, home):
+    """Left behind, they would run a missing script on every edit and prompt."""
+    _original_install(home, modify=False)
+    for name in ORIGINAL_HOOKS:
+        (home / ".claude" / "hooks" / name).unlink()
+
+    result = H.assert_ok(maestro("install"))
+
+    commands = [found[3] for found in H.all_commands(H.read_json(H.settings_path(home)))]
+    assert not [c for c in commands if ".mjs" in c and "my-own-gate" not in c]
+    assert "and 3 of its hook command(s)" in result.out
+    recorded = H.read_json(H.manifest_path(home))["files"]
+    assert not [key for key in recorded if key.endswith((".mjs", ".sh"))]
