@@ -243,3 +243,10 @@ def main(argv) -> int:
     except MaestroError as exc:
         sys.stderr.write(exc.message.rstrip("\n") + "\n")
         return progress.final("LOOP", "FAILED", exc.code)
+    except Exception as exc:  # noqa: BLE001 - the final record must still be the last line
+        from maestro import crash
+
+        note = crash.record("loop", exc)
+        sys.stderr.write(f"LOOP_ERROR: internal error: {type(exc).__name__}: {exc}"
+                         + (f"; details in {note}" if note else "") + "\n")
+        return progress.final("LOOP", "FAILED", 4)

@@ -101,3 +101,10 @@ def main(argv) -> int:
     except MaestroError as exc:
         sys.stderr.write(exc.message.rstrip("\n") + "\n")
         return progress.final("WATCHDOG", "FAILED", exc.code)
+    except Exception as exc:  # noqa: BLE001 - the final record must still be the last line
+        from maestro import crash
+
+        note = crash.record("watchdog", exc)
+        sys.stderr.write(f"WATCHDOG_ERROR: internal error: {type(exc).__name__}: {exc}"
+                         + (f"; details in {note}" if note else "") + "\n")
+        return progress.final("WATCHDOG", "FAILED", 4)
