@@ -36,7 +36,10 @@ _ON_DEMAND = re.compile(
     r"|sanity.?check|discuss with codex|talk to codex|second opinion|tart[ıi][şs]",
     re.IGNORECASE,
 )
-_FILE_TOKEN = re.compile(r"[\w./-]*\.[A-Za-z][A-Za-z0-9_]{0,11}\b")
+# The original matched `[\w./-]*\.[A-Za-z][A-Za-z0-9_]{0,11}\b` and looked at the extension; that
+# pattern backtracks quadratically on long dot-less runs. Every extension it can report is a
+# `.ext` this linear pattern finds (it also sees earlier dots in a token: "app.py-notes.md").
+_EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9_]{0,11})\b")
 _CODE_SIGNAL = re.compile(
     "|".join(
         (
@@ -54,24 +57,44 @@ _CODE_SIGNAL = re.compile(
 )
 
 
-def _odd(count: int) -> bool:
-    return count % 2 == 1
+PREFIX_WINDOW = 256  # the negator/quote guard looks only at the text just before a directive
 
 
-def _is_guarded(prefix: str) -> bool:
-    if _GUARDED_PREFIX.search(prefix):
-        return True
-    clause = prefix[max(prefix.rfind(ch) for ch in _CLAUSE_END) + 1 :]
-    if _CLAUSE_GUARD.search(clause):
-        return True
-    opening = clause.count('"') + clause.count("“")
-    closing = clause.count('"') + clause.count("”")
-    return _odd(opening) or _odd(closing) or _odd(clause.count("`"))
+class _Guards:
+    """Answers "is the directive at index i guarded?" in O(log n), so a long prompt with many
+    directive occurrences costs linear time, not quadratic (a hook has a deadline)."""
+
+    def __init__(self, text: str):
+        import bisect
+        import itertools
+
+        self._bisect = bisect.bisect_right
+        self.text = text
+        self.clause_ends = [i for i, ch in enumerate(text) if ch in _CLAUSE_END]
+        self.negators = [m.start() for m in _CLAUSE_GUARD.finditer(text)]
+        self.quotes = {
+            mark: [0, *itertools.accumulate(1 if ch in chars else 0 for ch in text)]
+            for mark, chars in (("open", '"“'), ("close", '"”'), ("tick", "`"))
+        }
+
+    def guarded(self, start: int) -> bool:
+        if _GUARDED_PREFIX.search(self.text[max(0, start - PREFIX_WINDOW):start]):
+            return True
+        k = self._bisect(self.clause_ends, start - 1)
+        clause_start = self.clause_ends[k - 1] + 1 if k else 0
+        first_negator = self._bisect(self.negators, clause_start - 1)
+        if first_negator < len(self.negators) and self.negators[first_negator] < start:
+            return True  # a negator/mention word earlier in the same clause
+        return any((counts[start] - counts[clause_start]) % 2 == 1 for counts in self.quotes.values())
 
 
 def opens_gate(prompt: str) -> bool:
     """True when the prompt carries at least one unguarded direct-edit directive."""
-    return any(not _is_guarded(prompt[: m.start()]) for m in _DIRECTIVE.finditer(prompt))
+    matches = list(_DIRECTIVE.finditer(prompt))
+    if not matches:
+        return False
+    guards = _Guards(prompt)
+    return any(not guards.guarded(m.start()) for m in matches)
 
 
 def is_short_approval(prompt: str) -> bool:
@@ -87,7 +110,7 @@ def has_work_signal(prompt: str) -> bool:
     """Does the prompt plausibly end in a source change (or ask for a Codex debate)?"""
     if _ON_DEMAND.search(prompt):
         return True
-    for token in _FILE_TOKEN.findall(prompt):
-        if token[token.rfind(".") + 1 :].lower() not in NONCODE_EXTENSIONS:
+    for extension in _EXTENSION.findall(prompt):
+        if extension.lower() not in NONCODE_EXTENSIONS:
             return True
     return _CODE_SIGNAL.search(prompt) is not None

@@ -12,7 +12,7 @@ tied to a trustworthy prompt must not survive it.
 import sys
 
 from maestro.hooks import flags
-from maestro.hooks.payload import PayloadError, read_object
+from maestro.hooks.payload import PayloadError
 from maestro.hooks.policy import is_valid_session_id
 
 
@@ -62,8 +62,10 @@ def main(argv) -> int:
 
         return hook_help("inject", __doc__, argv)
     try:
+        from maestro.hooks.payload import parse, read_stdin
+
         try:
-            payload = read_object()
+            payload = parse(read_stdin())
         except PayloadError:
             raise _Revoke("invalid hook JSON") from None
         context = run(payload)

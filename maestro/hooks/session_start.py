@@ -20,7 +20,12 @@ def export_session_id(payload: dict) -> None:
     if not env_file or not is_valid_session_id(session_id):
         return
     # The id alphabet needs no shell quoting, so the line cannot inject anything.
-    fd = os.open(env_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fd = os.open(env_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:  # a symlinked or unwritable env file is refused, not a crash
+        sys.stderr.write(f"maestro session-start: not exporting MAESTRO_SESSION_ID to {env_file}: "
+                         f"{exc.strerror or exc}\n")
+        return
     try:
         os.write(fd, f"export MAESTRO_SESSION_ID={session_id}\n".encode())
     finally:

@@ -459,6 +459,18 @@ def test_unknown_extra_fields_are_ignored(maestro):
                                          transcript_path=5, extra={"a": [1, 2, None]})))
 
 
+def test_special_files_are_classified_by_name(maestro, outside_tmp):
+    os.mkfifo(outside_tmp / "pipe.py")
+    os.mkfifo(outside_tmp / "pipe.md")
+    assert_blocked(gate(maestro, payload(str(outside_tmp / "pipe.py"))))
+    assert_allowed(gate(maestro, payload(str(outside_tmp / "pipe.md"))))
+    assert_blocked(gate(maestro, payload("/dev/null")))
+
+
+def test_relative_cwd_that_does_not_exist_fails_closed(maestro):
+    assert_fail_closed(gate(maestro, payload("x.md", cwd="no-such-relative-dir")))
+
+
 def test_path_through_an_existing_file_fails_closed(maestro, outside_tmp):
     (outside_tmp / "file").write_text("x")
     assert_fail_closed(gate(maestro, payload(str(outside_tmp / "file" / "x.md"))))

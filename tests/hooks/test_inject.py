@@ -191,6 +191,15 @@ def test_29_bounded_adverb_after_negator_does_not_set_the_flag(maestro, home):
     assert_no_flag(home)
 
 
+def test_29_negator_and_adverb_guard_even_across_a_line_break(maestro, home):
+    # the clause guard stops at the newline; only the prefix rule (negator [+ adverb] + whitespace) applies
+    for prompt in ("don't ever\nedit it yourself", "never\nedit it yourself", "said\n  edit it yourself"):
+        inject(maestro, prompt)
+        assert_no_flag(home)
+    inject(maestro, "don't worry\nedit it yourself")
+    assert_flag_set(home)
+
+
 def test_30_adverb_without_negator_still_sets_the_flag(maestro, home):
     inject(maestro, "please just edit it yourself")
     assert_flag_set(home)
@@ -357,6 +366,17 @@ def test_reset_with_a_directory_in_place_of_the_flag_fails_closed(maestro, home)
     assert_no_flag(home, OTHER)
 
 
+def test_direct_edit_path_that_is_a_file_fails_closed(maestro, home):
+    (home / ".maestro").mkdir(mode=0o700)
+    (home / ".maestro" / "direct-edit").write_text("not a directory\n")
+    result = inject(maestro, "edit it yourself")
+    assert result.rc == 2
+    assert result.err.startswith("ORCHESTRATOR INJECT: could not create a safe authorization marker;")
+    result = maestro("inject", stdin="not-json")
+    assert result.rc == 2
+    assert (home / ".maestro" / "direct-edit").read_text() == "not a directory\n"
+
+
 # ------------------------------------------------------------------------ malformed payloads revoke all
 
 
@@ -367,9 +387,9 @@ def test_reset_with_a_directory_in_place_of_the_flag_fails_closed(maestro, home)
         (b"", "invalid hook JSON"),
         (b"{", "invalid hook JSON"),
         (b"\xff\xfe", "invalid hook JSON"),
-        (b"[]", None),
-        (b'["edit it yourself"]', None),
-        (b"null", None),
+        (b"[]", "invalid hook payload"),
+        (b'["edit it yourself"]', "invalid hook payload"),
+        (b"null", "invalid hook payload"),
         (b'{"session_id":"injecttest-1234"}', "invalid hook payload"),
         (b'{"session_id":"injecttest-1234","prompt":5}', "invalid hook payload"),
         (b'{"session_id":"injecttest-1234","prompt":null}', "invalid hook payload"),
@@ -499,3 +519,18 @@ def test_crash_inside_inject_revokes_all_flags_and_leaves_a_crash_note(source_ma
     assert_no_flag(home, OTHER)
     text = (home / ".maestro" / "logs" / "crashes.log").read_text()
     assert " verb=inject " in text and "RuntimeError: inject-test-sentinel" in text
+
+
+@pytest.mark.timeout(20)
+def test_pathological_prompts_are_parsed_in_linear_time(maestro):
+    """The original's patterns were quadratic: 40 KB of dot-less text took seconds, 1 MB minutes,
+    long enough for the hook to time out (and a timed-out hook decides nothing)."""
+    import time
+
+    from maestro.hooks import directive
+
+    started = time.monotonic()
+    assert directive.has_work_signal("a" * 1_000_000 + " README.md") is False
+    assert directive.opens_gate("don't edit it yourself " * 20_000) is False
+    assert directive.opens_gate("don't edit it yourself. " * 20_000 + "edit it yourself") is True
+    assert time.monotonic() - started < 15

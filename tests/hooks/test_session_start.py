@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from pathlib import Path
 
 SID = "session-test"
 NP = "(Codex default — not pinned)"
@@ -120,6 +121,8 @@ def test_symlinked_env_file_is_not_followed_and_the_session_still_starts(maestro
     result = start(maestro, env={"CLAUDE_ENV_FILE": str(link)})
     assert victim.read_bytes() == b"keep\n"
     assert result.out == status_line()
+    assert result.err.startswith("maestro session-start: not exporting MAESTRO_SESSION_ID to ")
+    assert not (Path(os.environ["HOME"]) / ".maestro" / "logs" / "crashes.log").exists()
 
 
 # ------------------------------------------------------------------------------------ bad payloads
