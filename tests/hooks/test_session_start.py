@@ -7,9 +7,9 @@ It never fails the session (always exit 0) and its output stays below Claude Cod
 
 import json
 import os
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 SID = "session-test"
 NP = "(Codex default — not pinned)"
