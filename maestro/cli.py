@@ -14,6 +14,8 @@ VERBS = {
     "loop": ("maestro.adapters.loop", "dispatch a plan to Codex until --verify passes locally (or recover locks)"),
     "watchdog": ("maestro.adapters.watchdog", "one Write turn under the write lease, no local verification"),
     "status": ("maestro.adapters.status", "this worktree's write lease, job lock, last provenance record, recovery"),
+    "digest": ("maestro.adapters.digest", "print the tree-v3 digest of this worktree (what the write lease records)"),
+    "provenance-check": ("maestro.adapters.provenance_check", "compare the worktree with the last dispatch's snapshot"),
     "install": ("maestro.install.install", "install hooks, rules and skills into ~/.claude"),
     "uninstall": ("maestro.install.uninstall", "remove what install published and restore settings.json"),
     "doctor": ("maestro.ops.doctor", "check interpreter, git, node, companion, hooks and permissions"),

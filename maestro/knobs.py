@@ -22,7 +22,7 @@ def _number(text: str):
     return None
 
 
-def seconds(name: str, default: float, *, minimum: float = 1, prefix: str = "MAESTRO_POLL",
+def seconds(name: str, default: float, *, minimum: float = 0.01, prefix: str = "MAESTRO_POLL",
             invalid=None, message: str = "") -> Knob:
     """A duration in seconds. Unset ⇒ default. Invalid (non-number, below minimum) ⇒ `invalid`
     (default: the default) plus a warning."""

@@ -96,7 +96,7 @@ class LoopRun:
     def verify(self):
         """(fact state, rc, output)."""
         result = process.run(
-            ["bash", "-c", self.args["verify"]], timeout=knobs.verify_timeout().value, cwd=self.ctx.root,
+            ["bash", "-c", "--", self.args["verify"]], timeout=knobs.verify_timeout().value, cwd=self.ctx.root,
             env=verify_env(), tick=lambda: self.ctx.lease.heartbeat(), should_stop=self.ctx.signals.stop_requested,
             grace=knobs.terminate_grace().value,
         )
@@ -213,7 +213,10 @@ def _run(argv) -> int:
         return progress.final("LOOP", "CLEARED" if rc == 0 else "BLOCKED", rc)
     acquired = ctx.lease.acquire()
     if acquired != 0:
-        return progress.final("LOOP", "BLOCKED" if acquired == 11 else "FAILED", acquired)
+        state = "BLOCKED" if acquired == 11 else "FAILED"
+        ctx.emit(f"LOOP_STATE: {state} — the write lease could not be acquired; nothing was dispatched "
+                 "(after 0 iteration(s)).")
+        return progress.final("LOOP", state, acquired)
     run = LoopRun(ctx, args)
     rc = 4
     try:
@@ -232,6 +235,7 @@ def _run(argv) -> int:
 
 
 def main(argv) -> int:
+    progress.init()
     if list(argv) in (["--help"], ["-h"]):
         sys.stdout.write(__doc__.strip() + "\n")
         return 0

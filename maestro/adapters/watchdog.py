@@ -90,6 +90,7 @@ def _run(argv) -> int:
 
 
 def main(argv) -> int:
+    progress.init()
     if list(argv) in (["--help"], ["-h"]):
         sys.stdout.write(__doc__.strip() + "\n")
         return 0

@@ -48,18 +48,23 @@ class WriteContext:
     def digest(self) -> str:
         from maestro.core import provenance
 
-        value = provenance.digest(self.root, emit=self.emit)
-        return value or "unavailable"
+        return provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self._beat,
+                                                should_stop=self.signals.stop_requested)
 
     def log_dispatch(self, kind, job, session, before, after) -> None:
         from maestro.core import provenance
 
-        provenance.append_dispatch(self.git_dir, kind, job, session, before, after)
+        provenance.log_dispatch(self.git_dir, kind, job, session, before, after)
 
     def baseline(self, digest: str) -> None:
         from maestro.core import provenance
 
         provenance.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
+
+    def _beat(self) -> None:
+        lease = getattr(self, "lease", None)
+        if lease is not None:
+            lease.heartbeat()
 
     def _lease(self):
         from maestro.core.lease import WriteLease

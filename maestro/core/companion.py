@@ -108,9 +108,11 @@ class Transport:
 
     def call(self, args, timeout: float = None, env=None) -> process.Completed:
         limit = self.call_timeout if timeout is None else max(1.0, min(timeout, self.call_timeout))
+        # A signal interrupts any call but a launch: an interrupted `task` could start a job whose
+        # id we never learn, so a launch always runs to its own end (or deadline).
         result = process.run(
             [*self.prefix, *args], timeout=limit, cwd=self.cwd, env=env or self.env, tick=self.tick,
-            tick_interval=min(1.0, limit),
+            tick_interval=min(0.25, limit), should_stop=None if args[:1] == ["task"] else self.should_stop,
         )
         if result.timed_out:
             self.emit(f"MAESTRO_COMPANION: timed out after {limit:g}s ({' '.join(args[:2])})")

@@ -38,9 +38,20 @@ def emit(line: str) -> None:
         sys.stdout.flush()
         return
     data = text.encode("utf-8", "backslashreplace")
-    while data:
-        written = os.write(fd, data)
-        data = data[written:]
+    try:
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+    except OSError:  # the caller closed fd 3 under us: records must not be lost
+        global _fd
+        _fd = STDOUT
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        sys.stdout.flush()
+
+
+def init() -> None:
+    """Decide the channel now, before this process opens files of its own (adapters call it first)."""
+    _channel()
 
 
 def final(scope: str, state: str, rc: int) -> int:

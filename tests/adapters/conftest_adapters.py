@@ -106,9 +106,28 @@ def run(*args, cwd=None, timeout=60, env=None) -> Run:
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 
+_STARTED = []
+
+
 def start(*args, cwd=None, env=None) -> subprocess.Popen:
-    return subprocess.Popen(command(*args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(command(*args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, **(env or {})), start_new_session=True)
+    _STARTED.append(proc)
+    return proc
+
+
+@pytest.fixture(autouse=True)
+def reap_started():
+    """A test that fails mid-way must not leave a maestro process (or its pipes) behind."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.communicate()
 
 
 def wait_for(predicate, timeout=10.0, step=0.02):
