@@ -29,6 +29,7 @@ test-pyz: build
 
 bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)
+	$(PY) bench/digest.py --pyz $(PYZ)
 
 demo: build
 	bash docs/demo.sh $(PYZ)

@@ -33,7 +33,7 @@ def _positive(name: str, value: str, integer: bool = False) -> float:
         number = int(value) if integer else float(value)
     except ValueError:
         number = None
-    if number is None or number < 1 or (not integer and number != number):
+    if number is None or number != number or (number < 1 if integer else number <= 0) or number == float("inf"):
         hint = " (0 is prohibited)" if value.strip() == "0" else ""
         kind = "an integer >= 1" if integer else "a positive number of seconds"
         raise UsageError(f"{name} must be {kind}{hint}: {value!r}")

@@ -27,7 +27,7 @@ def _seconds(name: str, value: str) -> float:
         number = float(value)
     except ValueError:
         number = 0
-    if not number >= 1:
+    if not 0 < number < float("inf"):
         raise UsageError(f"{name} must be a positive number of seconds: {value!r}")
     return number
 

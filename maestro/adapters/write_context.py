@@ -80,7 +80,7 @@ class WriteContext:
         from maestro.core.joblock import JobLock
 
         return JobLock(
-            self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit,
+            self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit, writers=self.writers,
             session=self.lease.session, wait_budget=knobs.lock_wait().value,
             wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
         )

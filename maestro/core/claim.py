@@ -136,25 +136,48 @@ class LockDir:
             return 0.0
 
     # -- writing (callers hold the claim) --------------------------------------------------
-    def create(self):
-        """mkdir + generation file; returns the new identity or None if the path exists."""
-        try:
-            os.mkdir(self.path, 0o700)
-        except FileExistsError:
+    def create(self, records=None):
+        """Create the lock with its generation and first records in one step; return the new
+        identity, or None when the path already exists.
+
+        The directory is assembled under a private name and renamed into place, so no process
+        (and no crash) can ever leave a lock without its generation or its first metadata —
+        the original's mkdir-then-write left such locks, which nothing could identify or clear.
+        Callers hold the claim, so no other maestro is mid-creation at this path.
+        `records(generation)` returns {name: fields} to write before publication."""
+        if os.path.lexists(self.path):
             return None
         generation = new_token()
-        self._write(f"generation.tmp.{generation}", "generation", (generation + "\n").encode())
+        staging = f"{self.path}.init.{generation}"
+        os.mkdir(staging, 0o700)
+        try:
+            self._write_in(staging, f"generation.tmp.{generation}", "generation", (generation + "\n").encode())
+            for name, fields in (records(generation) if records else {}).items():
+                self._write_in(staging, f"{name}.tmp.{generation}", name, format_record(fields))
+            try:
+                os.rename(staging, self.path)
+            except OSError as exc:
+                if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR):
+                    return None
+                raise
+        finally:
+            if os.path.lexists(staging):
+                shutil.rmtree(staging, ignore_errors=True)
         return self.identity()
 
-    def _write(self, tmp_name: str, name: str, data: bytes) -> None:
-        tmp = os.path.join(self.path, tmp_name)
+    @staticmethod
+    def _write_in(directory: str, tmp_name: str, name: str, data: bytes) -> None:
+        tmp = os.path.join(directory, tmp_name)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, os.path.join(self.path, name))
+        os.replace(tmp, os.path.join(directory, name))
+
+    def _write(self, tmp_name: str, name: str, data: bytes) -> None:
+        self._write_in(self.path, tmp_name, name, data)
 
     def write_record(self, name: str, fields: dict, token: str) -> None:
         tmp = f"{name}.tmp.{token}"

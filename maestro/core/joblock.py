@@ -48,11 +48,12 @@ def _holder_alive(record: dict) -> bool:
 
 
 class JobLock:
-    def __init__(self, git_dir: str, job_class: str, *, job_status, emit, session=None, clock=time.time,
-                 sleep=time.sleep, wait_budget=0.0, wait_poll=1.0, init_grace=5.0):
+    def __init__(self, git_dir: str, job_class: str, *, job_status, emit, writers=lambda: None, session=None,
+                 clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=1.0, init_grace=5.0):
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.job_class = job_class
         self.job_status = job_status  # (job) -> 'running' | 'terminal' | None (unknown)
+        self.writers = writers  # () -> {job: write?} of running jobs, or None (unknown)
         self.emit = emit
         self.session = session or identity.session_id()
         self.clock = clock
@@ -92,15 +93,13 @@ class JobLock:
         token = claimlib.new_token()
         try:
             with claimlib.claim(self.lock.parent, 0.5):
-                ident = self.lock.create()
+                fields = {"token": token, "generation": "", "pid": str(os.getpid()),
+                          "process_start": identity.process_start(os.getpid()), "session": self.session,
+                          "class": self.job_class, "start": str(int(self.clock()))}
+                ident = self.lock.create(lambda generation: {"metadata": dict(fields, generation=generation)})
                 if ident is not None:
                     self.token, self.identity, self.held = token, ident, True
-                    self.metadata = {
-                        "token": token, "generation": claimlib.LockDir.generation_of(ident), "pid": str(os.getpid()),
-                        "process_start": identity.process_start(os.getpid()), "session": self.session,
-                        "class": self.job_class, "start": str(int(self.clock())),
-                    }
-                    self.lock.write_record("metadata", self.metadata, token)
+                    self.metadata = dict(fields, generation=claimlib.LockDir.generation_of(ident))
                     return "acquired"
         except claimlib.ClaimBusy:
             return "wait:the generation claim gate"
@@ -121,13 +120,20 @@ class JobLock:
         if _holder_alive(record):
             return f"wait:{who}"
         job = record.get("job")
-        if not job:
-            return f"companion job lock holder died before launching a job ({who})"
-        status = self.job_status(job)
-        if status is None:
-            return f"companion job lock holder died and job {job} cannot be checked ({who})"
-        if status != "terminal":
-            return f"wait:{who}"
+        if job:
+            status = self.job_status(job)
+            if status is None:
+                return f"companion job lock holder died and job {job} cannot be checked ({who})"
+            if status != "terminal":
+                return f"wait:{who}"
+        else:
+            # It died before publishing a job id: a launch may or may not have happened. Only a
+            # readable, empty list of running jobs proves nothing of its is still running.
+            running = self.writers()
+            if running is None:
+                return f"companion job lock holder died before publishing a job, and running jobs cannot be listed ({who})"
+            if running:
+                return f"wait:{who} (a job it may have launched is still running)"
         try:
             with claimlib.claim(self.lock.parent, 0.5):
                 if _read(self.lock)[:2] != (ident, record):
@@ -137,7 +143,7 @@ class JobLock:
             return "retry"
         if warning:
             self.emit(warning)
-        self.emit(f"MAESTRO_JOB_LOCK: reclaimed the job lock of a dead holder ({who}); its job is finished")
+        self.emit(f"MAESTRO_JOB_LOCK: reclaimed the job lock of a dead holder ({who}); nothing of its is running")
         return "retry"
 
     def _fenced(self) -> bool:
@@ -183,7 +189,7 @@ def clear(git_dir: str, *, job_status, writers, emit, clock=time.time, init_grac
         emit(f"MAESTRO_JOB_LOCK: there is no companion job lock to clear at {lock.path}")
         return 0
     ident, record, problem = _read(lock)
-    if ident is None:
+    if ident is None and (lock.age(clock()) < init_grace or not _no_writers(writers, emit, where)):
         emit(f"MAESTRO_JOB_LOCK: refusing to clear — the job lock identity is unavailable ({where})")
         return 11
     who = "class=unknown job=unknown session=unknown"

@@ -149,7 +149,8 @@ class WriteLease:
                     self.sleep(min(1.0, max(self.init_grace - state.age, 0.01)))
                     continue
                 self.emit(f"MAESTRO_LOCK: write dispatch blocked by an initializing owner (job=unknown "
-                          f"session=unknown pid=unknown held=unknown; {self._wait_summary(started)}; {self._where()})")
+                          f"session=unknown pid=unknown held=unknown; {self._wait_summary(started)}; {self._where()}). "
+                          f"If it stays that way, recover with: {RECOVER}")
                 return 11
             if verdict == "reclaim":
                 if breaks >= MAX_BREAKS:
@@ -178,28 +179,28 @@ class WriteLease:
 
     def _try_create(self):
         token = claimlib.new_token()
+        now = self.clock()
+        start = identity.process_start(os.getpid())
+        fields = {
+            "token": token, "generation": "", "pid": str(os.getpid()), "process_start": start, "job_id": UNKNOWN,
+            "session_id": self.session, "started_at": utc_stamp(now), "started_epoch": str(int(now)),
+            "digest_before": "unavailable",
+        }
         try:
             with self._claim():
-                new_identity = self.lock.create()
+                new_identity = self.lock.create(lambda generation: {"metadata": dict(fields, generation=generation)})
                 if new_identity is None:
                     return None
-                now = self.clock()
                 self.token, self.identity, self.acquired = token, new_identity, True
-                start = identity.process_start(os.getpid())
-                if start == identity.UNAVAILABLE:
-                    self.emit(f"MAESTRO_LOCK: process start identity unavailable for pid={os.getpid()}; lease recorded "
-                              "without it (stale-owner recovery will fail closed)")
-                self._publish({
-                    "token": token, "generation": claimlib.LockDir.generation_of(new_identity),
-                    "pid": str(os.getpid()), "process_start": start, "job_id": UNKNOWN,
-                    "session_id": self.session, "started_at": utc_stamp(now), "started_epoch": str(int(now)),
-                    "digest_before": "unavailable",
-                })
+                self.metadata = dict(fields, generation=claimlib.LockDir.generation_of(new_identity))
         except claimlib.ClaimBusy:
             return None
         except OSError as exc:
             self.emit(f"MAESTRO_LOCK: could not create write lock at {self.lock.path} ({exc.strerror or exc})")
             return 3
+        if start == identity.UNAVAILABLE:
+            self.emit(f"MAESTRO_LOCK: process start identity unavailable for pid={os.getpid()}; lease recorded "
+                      "without it (stale-owner recovery will fail closed)")
         before = self.digest()
         if before == "unavailable":
             self.emit(f"MAESTRO_LOCK: repository digest could not be recorded; lease retains digest_before=unavailable "
@@ -237,10 +238,12 @@ class WriteLease:
                     f"reason={poison.get('unconfirmed_reason') or UNKNOWN} ({self._where()}). Clear it once no Codex "
                     f"job is writing: {RECOVER}")
         if state.identity is None:
-            return f"MAESTRO_LOCK: write lease generation identity is unavailable; failing closed ({self._where()})"
+            return (f"MAESTRO_LOCK: write lease generation identity is unavailable; failing closed ({self._where()}). "
+                    f"If no maestro or Codex job is writing, recover with: {RECOVER}")
         if state.problem:
             return (f"MAESTRO_LOCK: write lease metadata is malformed or belongs to another generation; owner cannot "
-                    f"be identified; failing closed ({self._where()})")
+                    f"be identified; failing closed ({self._where()}). If no Codex job is writing, recover with: "
+                    f"{RECOVER}")
         if state.metadata is None:
             return "initializing"
         owner = identity.owner_state(int(state.owner("pid", "0")), state.owner("process_start", ""))
@@ -425,9 +428,14 @@ def clear(git_dir: str, *, writers, emit, clock=time.time, heartbeat_stale=90.0,
         return 0
     state = LeaseState(lock, clock)
     if state.identity is None:
-        emit(f"MAESTRO_LOCK: refusing to clear — Lease interval identity is unconfirmed ({where})")
-        return 11
-    if state.metadata is None and state.staged is None and not state.problem:
+        # No generation: left by a creator that died between mkdir and its first write (the
+        # original Maestro, or a pre-#7 lock). Nothing can ever identify it, so once it is old
+        # enough and no writer runs, it is cleared like any other orphan.
+        if not os.path.isdir(lock.path) or os.path.islink(lock.path) or state.age < init_grace:
+            emit(f"MAESTRO_LOCK: refusing to clear — Lease interval identity is unconfirmed ({where})")
+            return 11
+        action = f"MAESTRO_LOCK: clearing structurally invalid orphan write lease (no generation; {where})"
+    elif state.metadata is None and state.staged is None and not state.problem:
         if state.age < init_grace:
             emit(f"MAESTRO_LOCK: refusing to clear — metadata is absent but the {int(state.age)}s-old lease may still be "
                  f"initializing ({where}); retry after {init_grace:g}s")

@@ -47,7 +47,8 @@ LEASE_DIR = "maestro-write.lock"
 DEFAULT_TIMEOUT = 120
 CACHE_MARGIN_NS = 2_000_000_000
 NO_BASELINE = "PROVENANCE: no baseline yet (first dispatch will establish one)"
-BASELINE_RE = re.compile(r"[^ ]+ type=(?:dispatch|orphan-adopted) job=([^ ]+)(?: session=[^ ]+)? before=[^ ]+ after=([^ ]+)")
+BASELINE_RE = re.compile(  # the original's grep -E, anchored by fullmatch
+    r"[^ ]+ type=(?:dispatch|orphan-adopted) job=([^ ]+)(?: session=[^ ]+)? before=[^ ]+ after=([^ ]+)")
 
 _ALGOS = {40: (b"\x01", hashlib.sha1), 64: (b"\x02", hashlib.sha256)}  # by hex id length
 _BY_NAME = {b"sha1": _ALGOS[40], b"sha256": _ALGOS[64]}
@@ -56,7 +57,6 @@ _RECORD = _KEY.size + 64  # + hex blob id (a sha1 id is padded to sha256's lengt
 _CACHE_MAGIC = b"maestro-digest-cache 1"
 _POLL_SEC = 0.005  # how often a waiting git call is polled: a git call returns within ~1 ms of exiting
 _CHUNK = 1 << 20
-_FILE, _LINK, _OTHER, _ABSENT = b"file", b"link", b"other", b"absent"
 _O_EXTRA = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)  # a FIFO swapped in never blocks us
 
 
@@ -81,7 +81,11 @@ def digest(cwd=None, *, timeout=None, tick=None, should_stop=None, emit=None, us
     freshness rule reads."""
     budget = _Budget(timeout_knob(emit) if timeout is None else timeout, tick, should_stop)
     try:
-        return _Digest(budget, use_cache, clock_ns()).run(os.fsencode(cwd or os.getcwd())), ""
+        cwd = os.fsencode(cwd or os.getcwd())
+    except OSError as exc:  # the current directory was removed
+        return None, f"no current directory ({exc.strerror})"
+    try:
+        return _Digest(budget, use_cache, clock_ns()).run(cwd), ""
     except _NoDigest as exc:
         return None, str(exc)
 
@@ -135,7 +139,7 @@ class _Digest:
         self.cache = {}
         self.hits = []  # paths whose cache record was reused
         self.recorded = {}  # path -> new cache record, from files hashed in this run
-        self.pending = []  # [chunks, index, record prefix, path, key, algorithm]
+        self.pending = []  # (size, chunks, slot, record head, path, cacheable key or None, algorithm)
 
     # -- git ------------------------------------------------------------------------------------
     def git(self, args, cwd: bytes, *, main_thread=True) -> process.Completed:
@@ -172,6 +176,8 @@ class _Digest:
             lambda: gitscope.scope_root(os.fsdecode(cwd)),
         )
         words = done.stdout.split()
+        if done.rc == 127 and not words:
+            raise _NoDigest(f"cannot run git ({done.err_text.strip()})")
         if done.rc != 0 or not words or words[0] != b"true":
             raise _NoDigest(NOT_A_WORKTREE)
         name = words[1] if len(words) > 1 and not words[1].startswith(b"-") else b"sha1"  # git < 2.29
@@ -211,6 +217,7 @@ class _Digest:
             lambda: _load_cache(cache_path) if cache_path else None,
             lambda: self.git_ok(["ls-files", "-s", "-z"], root, main_thread=False),
             lambda: self.git_ok(["ls-files", "--others", "--exclude-standard", "-z"], root, main_thread=False),
+            tick=self.budget.throttled_tick,
         )
         if cache is not None:
             self.cache = cache
@@ -218,7 +225,8 @@ class _Digest:
         tracked.pop()  # after the last NUL
         untracked = others_out.split(b"\0")
         untracked.pop()
-        algorithm = _ALGOS.get(len(tracked[0].split(b" ", 2)[1])) if tracked else None
+        fields = tracked[0].split(b" ", 2) if tracked else ()
+        algorithm = _ALGOS.get(len(fields[1])) if len(fields) == 3 else None
         if algorithm is None:  # no tracked entry to read the object format from
             name = self.git_ok(["rev-parse", "--show-object-format"], root).strip()
             algorithm = _BY_NAME.get(name)
@@ -293,14 +301,10 @@ class _Digest:
                 discovered.append(candidate)
 
     def hash_pending(self):
-        """Hash the files the cache could not answer for, on a few threads (hashlib and file
-        reads release the GIL); the main thread keeps the time budget and heartbeats."""
-        jobs = sorted(self.pending, key=lambda job: -job[0])  # big files first: threads finish together
-        if not jobs:
-            return
-        next_job = itertools.count().__next__
-        stop = threading.Event()
-        failures = []
+        """Hash the files the cache could not answer for on worker threads (file reads and
+        hashlib release the GIL); this thread keeps the time budget and the heartbeat."""
+        jobs = sorted(self.pending, key=lambda job: -job[0])  # big files first: workers finish together
+        next_job, stop, failures = itertools.count().__next__, threading.Event(), []
 
         def work():
             try:
@@ -310,32 +314,22 @@ class _Digest:
                         return
                     _, chunks, slot, head, full, key, algorithm = jobs[index]
                     record = _hash_file(full, algorithm, stop)
-                    if record is None:
-                        chunks[slot] = head + b"unavailable\0"
-                        continue
-                    chunks[slot] = b"%s%s\0" % (head, _hex(record, algorithm))
-                    if key is not None and record.startswith(key):
+                    chunks[slot] = head + (_hex(record, algorithm) if record else b"unavailable") + b"\0"
+                    if record is not None and key is not None and record.startswith(key):
                         self.recorded[full] = record
-            except BaseException as exc:  # noqa: BLE001 - surfaced on the main thread
+            except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
                 failures.append(exc)
                 stop.set()
 
         workers = [threading.Thread(target=work, daemon=True)
-                   for _ in range(min(4, os.cpu_count() or 1, max(0, len(jobs) // 64)))]
-        for worker in workers:
-            worker.start()
+                   for _ in range(max(1, min(4, os.cpu_count() or 1, len(jobs) // 64)))] if jobs else []
         try:
             for worker in workers:
+                worker.start()
+            for worker in workers:
                 while worker.is_alive():
-                    worker.join(timeout=0.2)
+                    worker.join(timeout=0.05)
                     self.budget.poll()
-            if not workers:
-                for _, chunks, slot, head, full, key, algorithm in jobs:
-                    self.budget.poll()
-                    record = _hash_file(full, algorithm, stop)
-                    chunks[slot] = b"%s%s\0" % (head, _hex(record, algorithm)) if record else head + b"unavailable\0"
-                    if record is not None and key is not None and record.startswith(key):
-                        self.recorded[full] = record
         finally:
             stop.set()
         if failures:
@@ -378,8 +372,9 @@ def _hash_file(full: bytes, algorithm, stop):
         os.close(fd)
 
 
-def _together(first, *rest):
-    """Run a few git listings concurrently (the first on this thread); re-raise the first error."""
+def _together(first, *rest, tick=None):
+    """Run a few git listings concurrently (the first on this thread); re-raise the first error.
+    `tick` keeps the caller's heartbeat going while this thread waits for the others."""
     results, errors = [None] * (1 + len(rest)), []
 
     def call(slot, fn):
@@ -393,7 +388,10 @@ def _together(first, *rest):
         thread.start()
     call(0, first)
     for thread in threads:
-        thread.join()
+        while thread.is_alive():
+            thread.join(timeout=0.05)
+            if tick is not None:
+                tick()
     if errors:
         raise errors[0]
     return results

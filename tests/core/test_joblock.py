@@ -85,10 +85,14 @@ def test_dead_holder_is_reclaimed_only_when_its_job_is_terminal(tmp_path):
     assert finished.acquire() == 0 and "reclaimed the job lock of a dead holder" in rec.text()
 
 
-def test_dead_holder_without_job_is_blocked(tmp_path):
+def test_dead_holder_without_job_is_reclaimed_only_when_nothing_runs(tmp_path):
     fabricate(str(tmp_path), pid=dead_pid())
-    held, rec = lock(tmp_path)
-    assert held.acquire() == 11 and "died before launching a job" in rec.text()
+    unknown, rec = lock(tmp_path)
+    assert unknown.acquire() == 11 and "running jobs cannot be listed" in rec.text()
+    busy, rec = lock(tmp_path, writers=lambda: {"task-z-9": True})
+    assert busy.acquire() == 11 and "a job it may have launched is still running" in rec.text()
+    idle, rec = lock(tmp_path, writers=lambda: {})
+    assert idle.acquire() == 0 and "reclaimed the job lock of a dead holder" in rec.text()
 
 
 def test_reused_pid_is_not_a_live_holder(tmp_path):

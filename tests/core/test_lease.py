@@ -318,3 +318,29 @@ def test_clear_refuses_a_young_metadata_less_lease_but_clears_an_old_one(git_dir
     os.utime(path, (time.time() - 120, time.time() - 120))
     assert clear(git_dir, rec, init_grace=60) == 0
     assert "structurally invalid orphan" in rec.text()
+
+
+def test_clear_removes_an_old_generation_less_lock_left_by_a_crashed_creator(git_dir):
+    path = os.path.join(git_dir, lease.LOCK_NAME)
+    os.mkdir(path)
+    assert clear(git_dir, Recorder(), init_grace=60) == 11  # young: its creator may still be writing
+    os.utime(path, (time.time() - 120, time.time() - 120))
+    assert clear(git_dir, Recorder(), init_grace=60, writers=lambda: {"task-a-1": True}) == 11
+    rec = Recorder()
+    assert clear(git_dir, rec, init_grace=60) == 0
+    assert "structurally invalid orphan write lease (no generation" in rec.text()
+    assert not os.path.exists(path)
+
+
+def test_a_new_lease_appears_with_its_generation_and_metadata_at_once(git_dir, monkeypatch):
+    """Creation is assembled aside and renamed into place: no half-made lock is ever visible."""
+    seen = []
+    real_rename = os.rename
+
+    def spy(src, dst):
+        seen.append(sorted(os.listdir(src)))
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", spy)
+    assert make(git_dir, Recorder()).acquire() == 0
+    assert seen[0] == ["generation", "metadata"]
