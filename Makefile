@@ -25,7 +25,7 @@ test-source: $(VENV)/.installed
 	$(PY) -m coverage report
 
 test-pyz: build
-	MAESTRO_TEST_TARGET=pyz MAESTRO_TEST_PYZ=$(CURDIR)/$(PYZ) $(PY) -m pytest -q -m "not source_only"
+	MAESTRO_TEST_TARGET=pyz MAESTRO_TEST_PYZ=$(CURDIR)/$(PYZ) $(PY) -m pytest -q -m "not source_only and not stress"
 
 bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)
