@@ -66,6 +66,40 @@ hook session-start '{"session_id":"demo","source":"resume"}'
 say "doctor"
 "$PYTHON" "$PYZ" doctor || true
 
+say "the write path: a throw-away git repo, a plan, and the loop"
+ROOT_DIR=$(cd "$(dirname "$0")/.." && pwd)
+REPO_DIR="$DEMO_HOME/repo"
+mkdir -p "$REPO_DIR" "$HOME/.codex"
+printf 'model = "gpt-demo"\nmodel_reasoning_effort = "high"\n' > "$HOME/.codex/config.toml"
+(cd "$REPO_DIR" && git init -q -b main && git config user.email demo@example.com && git config user.name demo &&
+  printf 'VALUE = 1\n' > app.py && git add app.py && git commit -qm "initial")
+# The bundled demo companion stands in for codex-companion.mjs: it speaks the real CLI/JSON
+# contract, "edits" app.py as a Write job would, and answers RESULT: DONE.
+export MAESTRO_COMPANION="$ROOT_DIR/tests/fixtures/fake_companion.py"
+export FAKE_COMPANION_STATE="$DEMO_HOME/companion-state" FAKE_COMPANION_KNOBS="$DEMO_HOME/knobs.json"
+printf '%s' '{"turn_seconds": 1, "log_growth_bytes": 64, "edits": {"app.py": "VALUE = 2\n"},
+  "final_message": "Set VALUE to 2 in app.py.\nVerification: python3 -c ... -> exit 0\nRESULT: DONE"}' > "$FAKE_COMPANION_KNOBS"
+printf '# Plan\nObjective: set VALUE to 2 in app.py.\nFiles: app.py\nVerification: python3 -c "import app; assert app.VALUE == 2"\n' \
+  > "$DEMO_HOME/plan-1.md"
+(cd "$REPO_DIR" && "$PYTHON" "$PYZ" loop --plan "$DEMO_HOME/plan-1.md" \
+  --verify 'python3 -c "import app; assert app.VALUE == 2"' --poll 1)
+echo "exit $?  — app.py now: $(cat "$REPO_DIR/app.py")"
+
+say "a plan whose verification keeps failing: two attempts, then STUCK with the history in the plan"
+printf '%s' '{"turn_seconds": 0, "final_message": "Tried.\nRESULT: DONE"}' > "$FAKE_COMPANION_KNOBS"
+printf '# Plan\nObjective: set VALUE to 3.\n' > "$DEMO_HOME/plan-2.md"
+set +e
+(cd "$REPO_DIR" && "$PYTHON" "$PYZ" loop --plan "$DEMO_HOME/plan-2.md" --verify "grep -q 'VALUE = 3' app.py" \
+  --max-iters 2 --poll 1 2>/dev/null)
+rc=$?
+set -e
+echo "exit $rc (STUCK)"; [ "$rc" -eq 12 ]
+echo "--- the plan now ends with:"; tail -n 8 "$DEMO_HOME/plan-2.md"
+
+say "status: the lease is free again; the last provenance record names the job"
+(cd "$REPO_DIR" && "$PYTHON" "$PYZ" status)
+unset MAESTRO_COMPANION
+
 say "uninstall, then prove settings.json is byte-identical to before"
 "$PYTHON" "$PYZ" uninstall
 cmp "$HOME/.claude/settings.json" "$DEMO_HOME/settings.before" && echo "settings.json restored byte-for-byte"
