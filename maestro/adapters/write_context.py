@@ -37,7 +37,7 @@ class WriteContext:
                     "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
             self.transport = Transport(
                 companion.argv(), cwd=os.getcwd(), emit=self.emit, call_timeout=knobs.companion_timeout().value,
-                should_stop=signal_state.stop_requested)
+                should_stop=signal_state.stop_requested, pause=signal_state.pause)
         self.lease = self._lease()
         if self.transport is not None:
             self.transport.tick = self.lease.heartbeat

@@ -95,7 +95,7 @@ def new_preview_lines(previous: list, current: list) -> list:
 
 class Transport:
     def __init__(self, argv_prefix: list, *, cwd: str, emit, call_timeout: float = 120.0, tick=None,
-                 should_stop=None, clock=time.monotonic, sleep=time.sleep, env=None):
+                 should_stop=None, clock=time.monotonic, sleep=time.sleep, pause=None, env=None):
         self.prefix = list(argv_prefix)
         self.cwd = cwd
         self.emit = emit
@@ -104,6 +104,7 @@ class Transport:
         self.should_stop = should_stop
         self.clock = clock
         self.sleep = sleep
+        self.pause = pause or sleep  # a sleep that a signal may cut short
         self.env = env
 
     def call(self, args, timeout: float = None, env=None) -> process.Completed:
@@ -224,13 +225,9 @@ class Transport:
                 sleep_for = min(poll, max(0.0, max_total - total))
                 if last_activity is not None:
                     sleep_for = min(sleep_for, max(0.0, max_idle - (now - last_activity)))
-                slept = 0.0
-                while slept < sleep_for:  # short naps so signals are noticed promptly
-                    nap = min(0.25, sleep_for - slept)
-                    self.sleep(nap)
-                    slept += nap
-                    if self.should_stop is not None and self.should_stop():
-                        return "cancel", "signal"
+                self.pause(sleep_for)
+                if self.should_stop is not None and self.should_stop():
+                    return "cancel", "signal"
                 quiet += poll
             first = False
             if self.tick is not None:
