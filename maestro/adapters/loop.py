@@ -17,15 +17,11 @@ import sys
 from maestro import knobs
 from maestro.adapters import plan_history
 from maestro.adapters.attempts import AttemptsLog, tail_lines
+from maestro.adapters.entry import UsageError, adapter_main
 from maestro.core import process, progress
-from maestro.errors import MaestroError
 
 STATES = {0: "VERIFIED_DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 12: "STUCK", 3: "FAILED", 4: "INTERRUPTED"}
 VALUE_OPTIONS = ("--plan", "--verify", "--max-iters", "--max-idle", "--poll")
-
-
-class UsageError(Exception):
-    pass
 
 
 def _positive(name: str, value: str, integer: bool = False) -> float:
@@ -235,22 +231,4 @@ def _run(argv) -> int:
 
 
 def main(argv) -> int:
-    progress.init()
-    if list(argv) in (["--help"], ["-h"]):
-        sys.stdout.write(__doc__.strip() + "\n")
-        return 0
-    try:
-        return _run(list(argv))
-    except UsageError as exc:
-        sys.stderr.write(f"LOOP_ERROR: {exc}\n")
-        return progress.final("LOOP", "FAILED", 3)
-    except MaestroError as exc:
-        sys.stderr.write(exc.message.rstrip("\n") + "\n")
-        return progress.final("LOOP", "FAILED", exc.code)
-    except Exception as exc:  # noqa: BLE001 - the final record must still be the last line
-        from maestro import crash
-
-        note = crash.record("loop", exc)
-        sys.stderr.write(f"LOOP_ERROR: internal error: {type(exc).__name__}: {exc}"
-                         + (f"; details in {note}" if note else "") + "\n")
-        return progress.final("LOOP", "FAILED", 4)
+    return adapter_main("LOOP", "loop", __doc__, argv, _run)

@@ -11,15 +11,11 @@ quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last 
 
 import sys
 
+from maestro.adapters.entry import UsageError, adapter_main
 from maestro.core import progress
-from maestro.errors import MaestroError
 
 STATES = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 125: "POISONED", 3: "FAILED", 4: "FAILED"}
 TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FAILED"}
-
-
-class UsageError(Exception):
-    pass
 
 
 def _seconds(name: str, value: str) -> float:
@@ -90,22 +86,4 @@ def _run(argv) -> int:
 
 
 def main(argv) -> int:
-    progress.init()
-    if list(argv) in (["--help"], ["-h"]):
-        sys.stdout.write(__doc__.strip() + "\n")
-        return 0
-    try:
-        return _run(list(argv))
-    except UsageError as exc:
-        sys.stderr.write(f"WATCHDOG_ERROR: {exc}\n")
-        return progress.final("WATCHDOG", "FAILED", 3)
-    except MaestroError as exc:
-        sys.stderr.write(exc.message.rstrip("\n") + "\n")
-        return progress.final("WATCHDOG", "FAILED", exc.code)
-    except Exception as exc:  # noqa: BLE001 - the final record must still be the last line
-        from maestro import crash
-
-        note = crash.record("watchdog", exc)
-        sys.stderr.write(f"WATCHDOG_ERROR: internal error: {type(exc).__name__}: {exc}"
-                         + (f"; details in {note}" if note else "") + "\n")
-        return progress.final("WATCHDOG", "FAILED", 4)
+    return adapter_main("WATCHDOG", "watchdog", __doc__, argv, _run)

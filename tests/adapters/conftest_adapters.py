@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from conftest import PYZ, ROOT, TARGET

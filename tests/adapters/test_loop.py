@@ -1,6 +1,5 @@
 """`loop` end to end: real processes, a real git repo, the fake companion. Every exit state."""
 
-import os
 import subprocess
 
 import pytest

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from conftest_adapters import fake, reap_started, repo, run  # noqa: F401

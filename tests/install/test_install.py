@@ -4,7 +4,6 @@ t13 (session-start wording for unpinned vs complete pins) belongs to the session
 """
 
 import errno
-import importlib.util
 import json
 import os
 import shlex
@@ -13,20 +12,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
-
-
-def _load_helpers():
-    name = "maestro_tests_install_helpers"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("helpers.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _load_helpers()
 
 NOTHING_PUBLISHED = "hooks/maestro.pyz, rules and skills already matched the installed bytes"
 SETTINGS_UNCHANGED = "settings.json already had every maestro hook entry"

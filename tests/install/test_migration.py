@@ -1,26 +1,11 @@
 """Migration from an original (Bash/Node) Maestro install to maestro, done by `install`."""
 
 import errno
-import importlib.util
 import json
 import os
-import sys
-from pathlib import Path
 
+import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
-
-
-def _load_helpers():
-    name = "maestro_tests_install_helpers"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("helpers.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _load_helpers()
 
 ORIGINAL_HOOKS = (
     "orchestrator-gate.mjs", "orchestrator-inject.mjs", "session-start.mjs",
