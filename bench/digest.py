@@ -112,7 +112,7 @@ def main() -> int:
     repo = os.path.realpath(os.path.join(base, f"{args.files}f-{args.mb:g}mb"))
     generate(repo, args.files, int(args.mb * 1e6))
     env = dict(os.environ, LC_ALL="C")
-    command = [sys.executable, os.path.abspath(args.pyz), "digest"] if args.pyz else \
+    command = [sys.executable, "-I", "-S", os.path.abspath(args.pyz), "digest"] if args.pyz else \
         [sys.executable, "-m", "maestro", "digest"]
 
     def verb():
