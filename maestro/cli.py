@@ -18,6 +18,8 @@ VERBS = {
     "provenance-check": ("maestro.adapters.provenance_check", "compare the worktree with the last dispatch's snapshot"),
     "install": ("maestro.install.install", "install hooks, rules and skills into ~/.claude"),
     "uninstall": ("maestro.install.uninstall", "remove what install published and restore settings.json"),
+    "model-select": ("maestro.ops.model_select", "show or pin the Codex model and the effort per role (debate, impl, scout)"),
+    "mcp-check": ("maestro.ops.mcp_check", "which MCP servers background Codex jobs inherit (env values masked)"),
     "doctor": ("maestro.ops.doctor", "check interpreter, git, node, companion, hooks and permissions"),
 }
 

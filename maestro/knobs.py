@@ -91,3 +91,35 @@ def retry_sleep() -> Knob:
 
 def terminate_grace() -> Knob:
     return seconds("MAESTRO_TERM_GRACE_SEC", 2, minimum=0, prefix="MAESTRO_PROCESS")
+
+
+def count(name: str, default: int, *, minimum: int = 0, maximum: int = None) -> Knob:
+    """A whole number the run cannot proceed without (spec §1.0: the discussion bounds). Unlike the
+    duration knobs an invalid value is not replaced: `warning` carries the refusal and the caller
+    stops with rc 3, because silently debating for a different number of rounds is worse."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return Knob(default)
+    text = raw.strip()
+    if not text.isdigit() or not text.isascii():
+        return Knob(default, f"{name} must be a non-negative integer: {raw!r}")
+    value = int(text)
+    if value < minimum:
+        return Knob(default, f"{name} must be at least {minimum}: {raw!r}")
+    if maximum is not None and value > maximum:
+        return Knob(default, f"{name} must be at most {maximum}: {raw!r}")
+    return Knob(value)
+
+
+def max_rounds() -> Knob:
+    """Claude turns a discussion may hold before it must be decided or escalated."""
+    return count("MAESTRO_MAX_ROUNDS", 6, minimum=1)
+
+
+def discussion_retries() -> Knob:
+    """Extra attempts for a discussion turn whose reply was lost (failed job, status loss)."""
+    return count("MAESTRO_DISCUSSION_RETRIES", 2, maximum=10)
+
+
+def discussion_retry_sleep() -> Knob:
+    return count("MAESTRO_RETRY_SLEEP", 5)

@@ -209,7 +209,7 @@ def _run(argv) -> int:
         return progress.final("LOOP", "CLEARED" if rc == 0 else "BLOCKED", rc)
     acquired = ctx.lease.acquire()
     if acquired != 0:
-        state = "BLOCKED" if acquired == 11 else "FAILED"
+        state = {11: "BLOCKED", 4: "INTERRUPTED"}.get(acquired, "FAILED")
         ctx.emit(f"LOOP_STATE: {state} — the write lease could not be acquired; nothing was dispatched "
                  "(after 0 iteration(s)).")
         return progress.final("LOOP", state, acquired)

@@ -124,7 +124,11 @@ class WriteTurn:
             outcome.evidence.append(f"WATCHDOG_ERROR: {error}")
             return outcome
         joblock = self.joblock_factory("write")
-        if joblock.acquire() != 0:
+        locked = joblock.acquire()
+        if locked == 4:
+            outcome.rc = 4  # interrupted while waiting: nothing was launched
+            return outcome
+        if locked != 0:
             outcome.rc = 11
             outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock is busy or unidentifiable")
             return outcome

@@ -61,7 +61,7 @@ def _run(argv) -> int:
     ctx.signals.install()
     acquired = ctx.lease.acquire()
     if acquired != 0:
-        return progress.final("WATCHDOG", "BLOCKED" if acquired == 11 else "FAILED", acquired)
+        return progress.final("WATCHDOG", {11: "BLOCKED", 4: "FAILED"}.get(acquired, "FAILED"), acquired)
     rc = 4
     outcome = None
     try:

@@ -11,6 +11,28 @@ from maestro.core import signals as signal_state
 from maestro.errors import Exit, MaestroError
 
 
+def repository(scope: str, purpose: str):
+    """(scope root, per-worktree git dir), or MaestroError rc 3 outside git."""
+    root = gitscope.scope_root()
+    if root is None:
+        raise MaestroError(f"{scope}_ERROR: not inside a git repository; {purpose}", Exit.USAGE)
+    return root, gitscope.git_dir(root)
+
+
+def companion_transport(scope: str, emit, should_stop=None, pause=None):
+    """A bounded Transport to the discovered companion, or MaestroError rc 3 when there is none."""
+    from maestro.core.companion import Transport
+    from maestro.core.companion_discovery import find_companion
+
+    companion = find_companion()
+    if companion is None:
+        raise MaestroError(
+            f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
+            "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
+    return Transport(companion.argv(), cwd=os.getcwd(), emit=emit, call_timeout=knobs.companion_timeout().value,
+                     should_stop=should_stop, pause=pause)
+
+
 class WriteContext:
     def __init__(self, scope: str, *, need_companion: bool = True):
         self.emit = progress.emit
@@ -18,26 +40,11 @@ class WriteContext:
                      knobs.companion_timeout(), knobs.max_dispatch(write=True), knobs.verify_timeout()):
             if knob.warning:
                 self.emit(knob.warning)
-        root = gitscope.scope_root()
-        if root is None:
-            raise MaestroError(f"{scope}_ERROR: not inside a git repository; maestro dispatches writes only in git",
-                               Exit.USAGE)
-        self.root = root
-        self.git_dir = gitscope.git_dir(root)
+        self.root, self.git_dir = repository(scope, "maestro dispatches writes only in git")
         self.signals = signal_state
         self.transport = None
         if need_companion:
-            from maestro.core.companion import Transport
-            from maestro.core.companion_discovery import find_companion
-
-            companion = find_companion()
-            if companion is None:
-                raise MaestroError(
-                    f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
-                    "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
-            self.transport = Transport(
-                companion.argv(), cwd=os.getcwd(), emit=self.emit, call_timeout=knobs.companion_timeout().value,
-                should_stop=signal_state.stop_requested, pause=signal_state.pause)
+            self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause)
         self.lease = self._lease()
         if self.transport is not None:
             self.transport.tick = self.lease.heartbeat
@@ -73,7 +80,8 @@ class WriteContext:
             self.git_dir, writers=self.writers, digest=self.digest, emit=self.emit, log_dispatch=self.log_dispatch,
             baseline=self.baseline, wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
             heartbeat_interval=knobs.heartbeat_interval().value, heartbeat_stale=knobs.heartbeat_stale().value,
-            init_grace=knobs.initializing_grace().value,
+            init_grace=knobs.initializing_grace().value, should_stop=self.signals.stop_requested,
+            sleep=self.signals.pause,
         )
 
     def joblock(self, job_class: str):
@@ -83,6 +91,7 @@ class WriteContext:
             self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit, writers=self.writers,
             session=self.lease.session, wait_budget=knobs.lock_wait().value,
             wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
+            should_stop=self.signals.stop_requested, sleep=self.signals.pause,
         )
 
     def write_turn(self, max_idle: float, poll: float):

@@ -49,7 +49,8 @@ def _holder_alive(record: dict) -> bool:
 
 class JobLock:
     def __init__(self, git_dir: str, job_class: str, *, job_status, emit, writers=lambda: None, session=None,
-                 clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=1.0, init_grace=5.0):
+                 clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=1.0, init_grace=5.0,
+                 should_stop=lambda: False):
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.job_class = job_class
         self.job_status = job_status  # (job) -> 'running' | 'terminal' | None (unknown)
@@ -61,6 +62,7 @@ class JobLock:
         self.wait_budget = wait_budget
         self.wait_poll = wait_poll
         self.init_grace = init_grace
+        self.should_stop = should_stop
         self.token = ""
         self.identity = ""
         self.metadata = {}
@@ -83,6 +85,9 @@ class JobLock:
                     self.emit(f"MAESTRO_JOB_LOCK: waiting for {verdict[5:]} — {int(remaining)}s left before blocking "
                               f"({self._where()})")
                     self.sleep(min(self.wait_poll, remaining))
+                    if self.should_stop():
+                        self.emit(f"MAESTRO_JOB_LOCK: interrupted while waiting ({self._where()})")
+                        return 4
                     continue
                 self.emit(f"MAESTRO_JOB_LOCK: companion job lock is busy ({verdict[5:]}; {self._where()}). {RECOVER}")
                 return 11

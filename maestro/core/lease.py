@@ -86,7 +86,8 @@ class LeaseState:
 class WriteLease:
     def __init__(self, git_dir: str, *, writers, digest, emit, log_dispatch=None, session=None,
                  clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=5.0,
-                 heartbeat_interval=20.0, heartbeat_stale=90.0, init_grace=5.0, baseline=None):
+                 heartbeat_interval=20.0, heartbeat_stale=90.0, init_grace=5.0, baseline=None,
+                 should_stop=lambda: False):
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.writers = writers
         self.digest = digest
@@ -101,6 +102,7 @@ class WriteLease:
         self.heartbeat_interval = heartbeat_interval
         self.heartbeat_stale = heartbeat_stale
         self.init_grace = init_grace
+        self.should_stop = should_stop
         self.token = ""
         self.identity = ""
         self.metadata = {}
@@ -171,6 +173,10 @@ class WriteLease:
                                   f"session={state.owner('session_id')} — {int(remaining)}s left before blocking "
                                   f"({self._where()}); arrival order is not guaranteed")
                     self.sleep(min(self.wait_poll, remaining))
+                    if self.should_stop():
+                        self.emit(f"MAESTRO_LOCK: interrupted while waiting for the write lease; the owner's lease "
+                                  f"is untouched ({self._where()})")
+                        return 4
                     continue
                 self.emit(self._held_message(state, started))
                 return 11

@@ -1,6 +1,7 @@
 """`loop` end to end: real processes, a real git repo, the fake companion. Every exit state."""
 
 import subprocess
+import time
 
 import pytest
 from conftest_adapters import TERM, fake, finish, reap_started, repo, run, start, wait_for  # noqa: F401
@@ -215,3 +216,18 @@ def test_busy_lease_blocks_a_second_loop(repo, fake):
     second = run("loop", "--plan", str(plan(repo)), "--verify", "true", cwd=repo, env={"MAESTRO_LOCK_WAIT_SEC": "0"})
     assert second.rc == 11 and "write dispatch blocked; held by job=task-" in second.out
     finish(first, TERM)
+
+
+def test_term_while_waiting_for_the_lease_spares_the_owner(repo, fake):
+    fake.set(turn_seconds=None, log_growth_bytes=10)
+    owner = start("loop", "--plan", str(plan(repo)), "--verify", "true", "--poll", "1", cwd=repo)
+    assert wait_for(lambda: fake.calls("task"), timeout=20)
+    waiter = start("loop", "--plan", str(plan(repo)), "--verify", "true", cwd=repo,
+                   env={"MAESTRO_LOCK_WAIT_SEC": "600", "MAESTRO_LOCK_WAIT_POLL_SEC": "30"})
+    time.sleep(0.8)  # let the waiter reach its wait (it sleeps 30 s between looks)
+    result = finish(waiter, TERM, timeout=10)
+    assert result.rc == 4 and result.out.splitlines()[-1] == "MAESTRO_FINAL: LOOP INTERRUPTED rc=4"
+    assert "interrupted while waiting for the write lease" in result.out
+    assert (repo / ".git" / "maestro-write.lock" / "metadata").is_file()
+    assert owner.poll() is None  # the owner runs on
+    finish(owner, TERM)
