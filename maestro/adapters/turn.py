@@ -86,6 +86,10 @@ def write_routing(pins):
     if not pins.complete:
         return "", "", "", ("no Codex model/effort pinned — run: python3 ~/.claude/hooks/maestro.pyz model-select "
                             "<model> <debate-effort> <impl-effort> <impl-model>")
+    if pins.impl_model_invalid:  # never fall back silently to another model than the one pinned
+        return "", "", "", ("~/.codex/maestro-impl-model does not hold a valid model name — re-pin with: "
+                            "python3 ~/.claude/hooks/maestro.pyz model-select <model> <debate-effort> <impl-effort> "
+                            "<impl-model>")
     model = pins.impl_model or pins.model
     effort = pins.impl_effort
     if effort in WRAPPER_EFFORTS:

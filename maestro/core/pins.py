@@ -26,6 +26,7 @@ class Pins:
     debate_effort: str = ""
     impl_effort: str = DEFAULT_IMPL_EFFORT
     impl_model: str = ""  # '' = inherits `model`
+    impl_model_invalid: bool = False  # the impl-model file exists but holds no valid model name
     scout: tuple = ()  # (model, effort) or () when unpinned/invalid
     config_problem: str = ""  # why config.toml could not be read, if it exists but is bad
 
@@ -35,7 +36,7 @@ class Pins:
         return bool(self.model and self.debate_effort)
 
 
-def _read_line_file(path: str) -> str:
+def read_line_file(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read(4096).strip()
@@ -63,7 +64,7 @@ def read_config_top_level(path: str):
 
 
 def _scout_pin(path: str) -> tuple:
-    text = _read_line_file(path)
+    text = read_line_file(path)
     fields = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
@@ -80,12 +81,13 @@ def read_pins() -> Pins:
     top, problem = read_config_top_level(paths.codex_config())
     model = top.get("model")
     effort = top.get("model_reasoning_effort")
-    impl_model = _read_line_file(os.path.join(codex, "maestro-impl-model"))
+    impl_model = read_line_file(os.path.join(codex, "maestro-impl-model"))
     return Pins(
         model=model if isinstance(model, str) and model.strip() else "",
         debate_effort=effort if isinstance(effort, str) and effort.strip() else "",
-        impl_effort=_read_line_file(os.path.join(codex, "maestro-impl-effort")) or DEFAULT_IMPL_EFFORT,
+        impl_effort=read_line_file(os.path.join(codex, "maestro-impl-effort")) or DEFAULT_IMPL_EFFORT,
         impl_model=impl_model if is_valid_model(impl_model) else "",
+        impl_model_invalid=bool(impl_model) and not is_valid_model(impl_model),
         scout=_scout_pin(os.path.join(codex, "maestro-scout")),
         config_problem=problem,
     )

@@ -54,9 +54,10 @@ def mask_args(args) -> list:
 def mask_url(url: str) -> str:
     try:
         parts = urlsplit(url)
-        netloc = parts.netloc
-        if parts.password is not None:
-            netloc = f"{parts.username or ''}:{MASK}@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        # user:password keeps the user; a bare user part is often a token itself (https://<token>@host)
+        netloc = (f"{user}:{MASK}@{hostport}" if colon else f"{MASK}@{hostport}") if at else parts.netloc
         query = urlencode([(key, MASK) for key, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
         return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
     except ValueError:
@@ -128,6 +129,10 @@ def inspect(path: str) -> dict:
     return report
 
 
+def _quoted(arg: str) -> str:
+    return arg if arg == MASK or arg.endswith("=" + MASK) else shlex.quote(arg)
+
+
 def _render_value(value) -> str:
     if value is None:
         return "(Codex default)"
@@ -143,7 +148,7 @@ def render(report: dict) -> str:
         if s["problem"]:
             lines.append(f"  • {_shown(s['name'])}: invalid — {s['problem']}")
             continue
-        target = shlex.join([s["command"], *s["args"]]) if s["transport"] == "stdio" else s["url"]
+        target = " ".join(_quoted(a) for a in [s["command"], *s["args"]]) if s["transport"] == "stdio" else s["url"]
         lines.append(f"  • {_shown(s['name'])} ({s['transport']}){state}: {_shown(target)}")
         if s["env"]:
             lines.append("      env: " + ", ".join(f"{_shown(k)}={MASK}" for k in s["env"]))
@@ -160,8 +165,8 @@ def render(report: dict) -> str:
         lines += ["", "MCP_CHECK: no enabled, well-formed MCP server — background Codex jobs get none."]
     lines += [
         "",
-        f"=== built-in web_search: {_render_value(report['web_search'])} — Maestro disables this on purpose; "
-        "MCP servers are unaffected ===",
+        (f"=== built-in web_search: {_render_value(report['web_search'])} — Maestro disables this on purpose; "
+         "MCP servers are unaffected ==="),
         "",
         "Note: env keys listed above come from the config's env tables. Variables a server expects from the",
         "SHELL must be exported in the shell that launches Claude Code — background jobs inherit that environment.",

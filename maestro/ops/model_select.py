@@ -1,5 +1,6 @@
 """Pin the Codex model and the effort per role (debate, implementation, scout).
 
+Forms:
   model-select --show                      every pin, with why one is invalid or inherited
   model-select --pin                       MODEL<TAB>DEBATE<TAB>IMPL<TAB>IMPL_MODEL (exit 3 if unusable)
   model-select MODEL DEBATE_EFFORT [IMPL_EFFORT] [IMPL_MODEL]
@@ -29,7 +30,13 @@ from dataclasses import dataclass
 
 from maestro import atomic, paths
 from maestro.cli_support import parser
-from maestro.core.pins import DEBATE_EFFORTS, WRAPPER_EFFORTS, _read_line_file, is_valid_model, read_pins
+from maestro.core.pins import (
+    DEBATE_EFFORTS,
+    WRAPPER_EFFORTS,
+    read_line_file,
+    is_valid_model,
+    read_pins,
+)
 from maestro.errors import Exit, MaestroError
 
 LOCK_WAIT_SEC = 10.0
@@ -91,9 +98,9 @@ def pin_lock(required: bool = True):
     reclaim. Reads (`required=False`) go ahead unlocked when the lock file cannot even be created
     (no ~/.codex yet, read-only home): there is then nothing a writer could be halfway through.
     """
-    if required:
-        os.makedirs(paths.codex_dir(), mode=0o700, exist_ok=True)
     try:
+        if required:
+            os.makedirs(paths.codex_dir(), mode=0o700, exist_ok=True)
         fd = os.open(lock_file(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         if not required:
@@ -130,7 +137,7 @@ class Current:
 
 def read_current() -> Current:
     pins = read_pins()
-    return Current(pins.model, pins.debate_effort, pins.impl_effort, _read_line_file(impl_model_file()),
+    return Current(pins.model, pins.debate_effort, pins.impl_effort, read_line_file(impl_model_file()),
                    pins.config_problem)
 
 
@@ -337,7 +344,8 @@ def select_scout(model: str, effort: str) -> int:
         refuse(f"invalid scout effort '{_shown(effort)}' (expected: {_WRAPPER_LIST})")
     with pin_lock():
         publish([(snapshot(scout_file()), f"model={model}\neffort={effort}\n".encode(), "scout pin")])
-    sys.stdout.write(f"SELECT: scout pin updated → model={model} effort={effort} (applies from the next scout dispatch)\n")
+    sys.stdout.write(f"SELECT: scout pin updated → model={model} effort={effort} "
+                     "(applies from the next scout dispatch)\n")
     return Exit.OK
 
 
@@ -371,7 +379,7 @@ def main(argv) -> int:
     mode.add_argument("--scout", nargs=2, metavar=("MODEL", "EFFORT"), help="pin the scout role")
     mode.add_argument("--scout-pin", action="store_true", help="print the scout pin, tab-separated")
     mode.add_argument("--ask-on-start", choices=("on", "off", "status"), help="the session-start setup question")
-    p.add_argument("values", nargs="*", metavar="MODEL DEBATE_EFFORT [IMPL_EFFORT] [IMPL_MODEL]")
+    p.add_argument("values", nargs="*", metavar="PIN", help="MODEL DEBATE_EFFORT [IMPL_EFFORT] [IMPL_MODEL]")
     args = p.parse_args(argv)
     flagged = args.show or args.pin or args.scout_pin or args.scout is not None or args.ask_on_start is not None
     if flagged and args.values:

@@ -62,6 +62,8 @@ def test_write_routing():
     assert (model, effort, error) == ("m", "", "") and "cannot express implementation effort=max" in note
     assert "cannot be dispatched" in write_routing(Pins(model="m", debate_effort="high", impl_effort="max"))[3]
     assert "no Codex model/effort pinned" in write_routing(Pins())[3]
+    corrupt = Pins(model="m", debate_effort="high", impl_effort="low", impl_model_invalid=True)
+    assert "does not hold a valid model name" in write_routing(corrupt)[3]
 
 
 def test_history_blocks_are_quoted_and_bounded():
