@@ -17,11 +17,12 @@ VERBS = {
     "digest": ("maestro.adapters.digest", "print the tree-v3 digest of this worktree (what the write lease records)"),
     "provenance-check": ("maestro.adapters.provenance_check", "compare the worktree with the last dispatch's snapshot"),
     "discuss": ("maestro.adapters.discussion", "a bounded read-only Claude/Codex debate kept in a private transcript"),
-    "scout": ("maestro.adapters.scout", "one read-only question to Codex on the scout pin, answered with file:line evidence"),
+    "scout": ("maestro.adapters.scout", "one read-only question to Codex on the scout pin, answered with file:line"),
     "install": ("maestro.install.install", "install hooks, rules and skills into ~/.claude"),
     "uninstall": ("maestro.install.uninstall", "remove what install published and restore settings.json"),
     "model-select": ("maestro.ops.model_select", "show or pin the Codex model and the effort per role (debate, impl, scout)"),
     "mcp-check": ("maestro.ops.mcp_check", "which MCP servers background Codex jobs inherit (env values masked)"),
+    "memory": ("maestro.memory.cli", "the durable memory store: add, list, replace, remove, archive, batch"),
     "doctor": ("maestro.ops.doctor", "check interpreter, git, node, companion, hooks and permissions"),
 }
 

@@ -9,7 +9,7 @@ import os
 import time
 
 from maestro import knobs
-from maestro.adapters.read_turn import Interrupted, ReadTurn
+from maestro.adapters.read_turn import ReadTurn
 from maestro.adapters.write_context import companion_transport, repository
 from maestro.core import progress
 from maestro.core import signals as signal_state
@@ -26,26 +26,20 @@ class ReadContext:
             scope, "Codex jobs run under the repository's companion job lock (spec §2.4)")
         self.signals = signal_state
         self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause)
-        # The cancel a signal asks for must not itself be cut short by that signal.
-        self.canceller = companion_transport(scope, self.emit)
-
-    def _lock_sleep(self, seconds: float) -> None:
-        self.signals.pause(seconds)
-        if self.signals.stop_requested():
-            raise Interrupted()
 
     def joblock(self):
         from maestro.core.joblock import JobLock
 
         return JobLock(
             self.git_dir, "read", job_status=self.transport.job_status, emit=self.emit,
-            writers=self.transport.global_writers, sleep=self._lock_sleep, wait_budget=knobs.lock_wait().value,
+            writers=self.transport.global_writers, wait_budget=knobs.lock_wait().value,
             wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
+            should_stop=self.signals.stop_requested, sleep=self.signals.pause,
         )
 
     def read_turn(self, routing, max_idle: float, poll: float) -> ReadTurn:
         return ReadTurn(
-            joblock_factory=self.joblock, transport=self.transport, canceller=self.canceller, routing=routing,
+            joblock_factory=self.joblock, transport=self.transport, routing=routing,
             emit=self.emit, signals=self.signals, max_idle=max_idle, poll=poll,
             max_total=knobs.max_dispatch(write=False).value, scratch_dir=os.environ.get("TMPDIR") or "/tmp",
             clock=time.monotonic, retry_sleep=knobs.retry_sleep().value,

@@ -70,19 +70,13 @@ class ReadOutcome:
     interrupted: bool = False  # a signal ended the turn
 
 
-class Interrupted(Exception):
-    """A signal arrived while waiting for the job lock (nothing is held, nothing was launched)."""
-
-
 class ReadTurn:
-    """One Read turn. `canceller` is a transport whose calls a pending signal does not cut short,
-    so the one `cancel` a signal asks for is really sent."""
+    """One Read turn (the transport never lets a pending signal cut a `cancel` short)."""
 
-    def __init__(self, *, joblock_factory, transport, canceller, routing, emit, signals, max_idle, poll, max_total,
+    def __init__(self, *, joblock_factory, transport, routing, emit, signals, max_idle, poll, max_total,
                  scratch_dir, clock, retry_sleep=3.0):
         self.joblock_factory = joblock_factory
         self.transport = transport
-        self.canceller = canceller
         self.routing = routing
         self.emit = emit
         self.signals = signals
@@ -98,9 +92,8 @@ class ReadTurn:
         outcome = ReadOutcome(rc=3)
         route = self.routing
         joblock = self.joblock_factory()
-        try:
-            acquired = joblock.acquire()
-        except Interrupted:
+        acquired = joblock.acquire()
+        if acquired == 4:  # a signal ended the wait: nothing is held, nothing was launched
             outcome.rc, outcome.interrupted = 4, True
             return outcome
         if acquired != 0:
@@ -173,7 +166,7 @@ class ReadTurn:
 
     def _cancel(self, outcome: ReadOutcome, reason: str, rc: int) -> ReadOutcome:
         """Cancel exactly this turn's job — never any other (a read turn owns no one else's work)."""
-        acknowledged = self.canceller.cancel(outcome.job)
+        acknowledged = self.transport.cancel(outcome.job)
         request = "acknowledged" if acknowledged else "unconfirmed"
         self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={outcome.job} log=unknown")
         source = "signal-handler" if reason.startswith("signal-") else "request"

@@ -56,7 +56,8 @@ class TranscriptLock:
             fields = {"token": token, "pid": str(os.getpid()), "process_start": identity.process_start(os.getpid())}
             try:
                 with claimlib.claim(self.lock.parent, 0.5):
-                    ident = self.lock.create(lambda generation: {"metadata": dict(fields, generation=generation)})
+                    ident = self.lock.create(
+                        lambda generation, fields=fields: {"metadata": dict(fields, generation=generation)})
             except claimlib.ClaimBusy:
                 return "another process is taking the transcript lock right now"
             except OSError as exc:

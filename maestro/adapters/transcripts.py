@@ -197,6 +197,6 @@ def entries(root: str = None):
         except TranscriptError as exc:
             state = str(exc)
         first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
-        topic = first[len("# Discussion: "):] if first.startswith("# Discussion: ") else first
+        topic = first.removeprefix("# Discussion: ")
         found.append(Entry(slug, path, topic, state, updated, _outcome(data, state)))
     return sorted(found, key=lambda entry: entry.updated, reverse=True)

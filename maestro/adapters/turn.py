@@ -6,6 +6,7 @@ every companion failure after launch: no second billed attempt), 4 FAILED (the i
 so), 3 could not start, 125 POISONED (a cancellation whose end was never observed).
 """
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -123,6 +124,13 @@ class WriteTurn:
 
     def run(self, plan: str) -> TurnOutcome:
         outcome = TurnOutcome(rc=3)
+        if os.environ.get("MAESTRO_COMPANION_MODEL") or os.environ.get("MAESTRO_COMPANION_EFFORT"):
+            # The override is for read-only turns; a write on another model than the pinned
+            # implementation model must be an explicit re-pin, never a leftover variable.
+            outcome.evidence.append("WATCHDOG_ERROR: MAESTRO_COMPANION_MODEL/MAESTRO_COMPANION_EFFORT override "
+                                    "read-only turns only; unset them for a write dispatch (or re-pin with "
+                                    "model-select)")
+            return outcome
         model, effort, note, error = write_routing(self.pins)
         if error:
             outcome.evidence.append(f"WATCHDOG_ERROR: {error}")
@@ -239,7 +247,7 @@ class WriteTurn:
             request = "acknowledged" if self.transport.cancel(job) else "unconfirmed"
             self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={job} log=unknown")
             if reason.startswith("signal-"):
-                for other, write in sorted((self.transport.global_writers() or {}).items()):
+                for other, write in sorted((self.transport.global_writers(interruptible=False) or {}).items()):
                     if write and other != job:
                         self.transport.cancel(other)
                         self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={other} log=unknown")

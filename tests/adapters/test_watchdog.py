@@ -143,3 +143,11 @@ def test_pin_verification_mismatch_only_warns(repo, fake, home):
     assert_final(result, "DONE", 0)
     assert fake.calls("task")[0]["argv"][3:5] == ["--model", "gpt-impl"]
     assert "pin verification warning" not in result.out
+
+
+def test_read_only_model_override_refuses_a_write_before_any_lock_or_job(repo, fake):
+    fake.set(turn_seconds=0)
+    result = watchdog(repo, env={"MAESTRO_COMPANION_MODEL": "gpt-other", "MAESTRO_COMPANION_EFFORT": "low"})
+    assert_final(result, "FAILED", 3)
+    assert "override read-only turns only" in result.err
+    assert fake.calls("task") == [] and not (repo / ".git" / "maestro-job-lock").exists()
