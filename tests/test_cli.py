@@ -90,3 +90,11 @@ def test_archive_gate_imports_neither_json_nor_re_nor_argparse():
 
 def test_target_is_known():
     assert TARGET in ("source", "pyz")
+
+
+@pytest.mark.parametrize("verb", sorted(VERBS))
+def test_every_verb_is_documented_in_the_readme(verb):
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    assert f"| `{verb}" in readme, f"README's verb table lacks {verb}"
