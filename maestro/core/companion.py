@@ -107,13 +107,15 @@ class Transport:
         self.pause = pause or sleep  # a sleep that a signal may cut short
         self.env = env
 
-    def call(self, args, timeout: float = None, env=None) -> process.Completed:
+    def call(self, args, timeout: float = None, env=None, interruptible: bool = None) -> process.Completed:
         limit = self.call_timeout if timeout is None else max(1.0, min(timeout, self.call_timeout))
-        # A signal interrupts any call but a launch: an interrupted `task` could start a job whose
-        # id we never learn, so a launch always runs to its own end (or deadline).
+        # A signal cuts short a status/result/help call, never a launch (an interrupted `task`
+        # could start a job whose id we never learn) nor a cancel (the cleanup a signal asks for).
+        if interruptible is None:
+            interruptible = args[:1] not in (["task"], ["cancel"])
         result = process.run(
             [*self.prefix, *args], timeout=limit, cwd=self.cwd, env=env or self.env, tick=self.tick,
-            tick_interval=min(0.25, limit), should_stop=None if args[:1] == ["task"] else self.should_stop,
+            tick_interval=min(0.25, limit), should_stop=self.should_stop if interruptible else None,
         )
         if result.timed_out:
             self.emit(f"MAESTRO_COMPANION: timed out after {limit:g}s ({' '.join(args[:2])})")
@@ -170,9 +172,9 @@ class Transport:
             return None
         return parse_status(result.text)
 
-    def global_writers(self):
+    def global_writers(self, interruptible: bool = True):
         env = dict(self.env if self.env is not None else os.environ, CODEX_COMPANION_SESSION_ID="")
-        result = self.call(["status", "--all", "--json"], env=env)
+        result = self.call(["status", "--all", "--json"], env=env, interruptible=interruptible)
         if result.rc != 0:
             return None
         return parse_writers(result.text)
