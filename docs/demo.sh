@@ -96,6 +96,13 @@ set -e
 echo "exit $rc (STUCK)"; [ "$rc" -eq 12 ]
 echo "--- the plan now ends with:"; tail -n 8 "$DEMO_HOME/plan-2.md"
 
+say "a read-only debate turn: Claude argues, Codex answers with a stance and converges"
+printf '%s' '{"turn_seconds": 0, "final_message": "STANCE: AGREE\nA module-level constant is fine here; a config file would be speculative.\nCONVERGED: keep VALUE in app.py"}' \
+  > "$FAKE_COMPANION_KNOBS"
+printf 'Should VALUE move to a config file, or stay a constant in app.py?\n' > "$DEMO_HOME/turn-1.md"
+(cd "$REPO_DIR" && "$PYTHON" "$PYZ" discuss --new "Where does VALUE live?" demo &&
+  "$PYTHON" "$PYZ" discuss --turn "$DEMO_HOME/turn-1.md" demo 30 1 && "$PYTHON" "$PYZ" discuss --list)
+
 say "status: the lease is free again; the last provenance record names the job"
 (cd "$REPO_DIR" && "$PYTHON" "$PYZ" status)
 unset MAESTRO_COMPANION
