@@ -37,8 +37,9 @@ def is_token(value) -> bool:
 
 
 @contextmanager
-def claim(parent: str, timeout: float = 2.0, sleep=time.sleep):
-    path = os.path.join(parent, CLAIM_FILE)
+def flock_file(path: str, timeout: float, sleep=time.sleep, poll: float = 0.01):
+    """Hold an exclusive `flock` on the permanent file `path` (created 0600, never unlinked, so all
+    waiters share one inode). The kernel drops it when the holder dies. ClaimBusy after `timeout`."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         deadline = time.monotonic() + timeout
@@ -51,13 +52,18 @@ def claim(parent: str, timeout: float = 2.0, sleep=time.sleep):
                     raise
                 if time.monotonic() >= deadline:
                     raise ClaimBusy(path) from None
-                sleep(0.01)
+                sleep(poll)
         try:
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def claim(parent: str, timeout: float = 2.0, sleep=time.sleep):
+    """The generation claim gate of the lock directories under `parent`."""
+    return flock_file(os.path.join(parent, CLAIM_FILE), timeout, sleep)
 
 
 def parse_record(text: str):

@@ -19,13 +19,10 @@ other byte stays. config.toml and the two pin files publish together or not at a
 serialize on a lock, and the first edit leaves config.toml.maestro.bak. Exit 0 ok, 3 refused.
 """
 
-import errno
-import fcntl
+import contextlib
 import os
 import stat
 import sys
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from maestro import atomic, paths
@@ -90,7 +87,7 @@ def _shown(value: str) -> str:
 
 # --- the pin lock ---------------------------------------------------------------------------
 
-@contextmanager
+@contextlib.contextmanager
 def pin_lock(required: bool = True):
     """Serialize selectors: flock on a permanent file (never unlinked, so waiters share one inode).
 
@@ -98,30 +95,19 @@ def pin_lock(required: bool = True):
     reclaim. Reads (`required=False`) go ahead unlocked when the lock file cannot even be created
     (no ~/.codex yet, read-only home): there is then nothing a writer could be halfway through.
     """
-    try:
-        if required:
-            os.makedirs(paths.codex_dir(), mode=0o700, exist_ok=True)
-        fd = os.open(lock_file(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError as exc:
-        if not required:
-            yield
-            return
-        refuse(f"cannot open the pin lock {lock_file()}: {exc.strerror}; no pin files were changed")
-    try:
-        deadline = time.monotonic() + LOCK_WAIT_SEC
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    refuse(f"cannot lock {lock_file()}: {exc.strerror}; no pin files were changed")
-                if time.monotonic() >= deadline:
-                    refuse("another model selection is still active; no pin files were changed")
-                time.sleep(LOCK_POLL_SEC)
-        yield
-    finally:
-        os.close(fd)  # releases the flock
+    from maestro.core.claim import ClaimBusy, flock_file
+
+    with contextlib.ExitStack() as held:
+        try:
+            if required:
+                os.makedirs(paths.codex_dir(), mode=0o700, exist_ok=True)
+            held.enter_context(flock_file(lock_file(), LOCK_WAIT_SEC, poll=LOCK_POLL_SEC))
+        except ClaimBusy:
+            refuse("another model selection is still active; no pin files were changed")
+        except OSError as exc:
+            if required:
+                refuse(f"cannot open the pin lock {lock_file()}: {exc.strerror}; no pin files were changed")
+        yield  # the flock is released when `held` closes
 
 
 # --- reading --------------------------------------------------------------------------------
