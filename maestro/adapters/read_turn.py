@@ -13,6 +13,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from maestro.adapters.turn import CompanionTurn
+
 OVERRIDE_MODEL = "MAESTRO_COMPANION_MODEL"
 OVERRIDE_EFFORT = "MAESTRO_COMPANION_EFFORT"
 _MODEL = re.compile(r"[a-zA-Z0-9._-]+")
@@ -70,23 +72,12 @@ class ReadOutcome:
     interrupted: bool = False  # a signal ended the turn
 
 
-class ReadTurn:
+class ReadTurn(CompanionTurn):
     """One Read turn (the transport never lets a pending signal cut a `cancel` short)."""
 
-    def __init__(self, *, joblock_factory, transport, routing, emit, signals, max_idle, poll, max_total,
-                 scratch_dir, clock, retry_sleep=3.0):
-        self.joblock_factory = joblock_factory
-        self.transport = transport
+    def __init__(self, *, routing, **common):
+        super().__init__(**common)
         self.routing = routing
-        self.emit = emit
-        self.signals = signals
-        self.max_idle = max_idle
-        self.poll = poll
-        self.max_total = max_total
-        self.scratch_dir = scratch_dir
-        self.clock = clock
-        self.retry_sleep = retry_sleep
-        self.job = ""
 
     def run(self, prompt: str) -> ReadOutcome:
         outcome = ReadOutcome(rc=3)

@@ -103,15 +103,13 @@ def write_routing(pins):
                         f"effort is the same value; else one of {', '.join(WRAPPER_EFFORTS)})")
 
 
-class WriteTurn:
-    """One Write turn. `lease` is the caller's WriteLease; `transport` a companion Transport."""
+class CompanionTurn:
+    """What every companion turn carries: its job lock, transport, budgets and clock."""
 
-    def __init__(self, *, lease, joblock_factory, transport, pins, emit, signals, max_idle, poll, max_total,
-                 scratch_dir, clock, retry_sleep=3.0):
-        self.lease = lease
+    def __init__(self, *, joblock_factory, transport, emit, signals, max_idle, poll, max_total, scratch_dir,
+                 clock, retry_sleep=3.0):
         self.joblock_factory = joblock_factory
         self.transport = transport
-        self.pins = pins
         self.emit = emit
         self.signals = signals
         self.max_idle = max_idle
@@ -121,6 +119,15 @@ class WriteTurn:
         self.clock = clock
         self.retry_sleep = retry_sleep
         self.job = ""
+
+
+class WriteTurn(CompanionTurn):
+    """One Write turn. `lease` is the caller's WriteLease; `transport` a companion Transport."""
+
+    def __init__(self, *, lease, pins, **common):
+        super().__init__(**common)
+        self.lease = lease
+        self.pins = pins
 
     def run(self, plan: str) -> TurnOutcome:
         outcome = TurnOutcome(rc=3)
