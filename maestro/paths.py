@@ -15,6 +15,15 @@ def maestro_dir() -> str:
     return os.path.join(home(), ".maestro")
 
 
+def memory_dir() -> str:
+    """The memory store's root. `MAESTRO_MEMORY_DIR` may point at an existing dsh-maestro-memory
+    store (`~/.dsh/memories`): the file format is the same."""
+    override = os.environ.get("MAESTRO_MEMORY_DIR")
+    if override:
+        return os.path.abspath(os.path.expanduser(override))
+    return os.path.join(maestro_dir(), "memory")
+
+
 def claude_dir() -> str:
     return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(), ".claude")
 
