@@ -198,10 +198,10 @@ def _run(argv) -> int:
     ctx = WriteContext("LOOP")
     ctx.signals.install()
     if "recovery" in args:
-        from maestro.core import joblock, lease
+        from maestro.core import joblock, lease_clear
 
         if args["recovery"] == "--clear-lease":
-            rc = lease.clear(ctx.git_dir, writers=ctx.writers, emit=ctx.emit,
+            rc = lease_clear.clear(ctx.git_dir, writers=ctx.writers, emit=ctx.emit,
                              heartbeat_stale=knobs.heartbeat_stale().value, init_grace=knobs.initializing_grace().value)
         else:
             rc = joblock.clear(ctx.git_dir, job_status=ctx.transport.job_status, writers=ctx.writers, emit=ctx.emit,

@@ -15,8 +15,8 @@ from maestro.cli_support import parser
 def main(argv) -> int:
     parser("provenance-check", __doc__).parse_args(argv)
     from maestro.adapters.digest import warn
-    from maestro.core import provenance
+    from maestro.core import provenance_log
 
-    line, rc = provenance.check_line(emit=warn)
+    line, rc = provenance_log.check_line(emit=warn)
     sys.stdout.write(line + "\n")
     return rc

@@ -59,14 +59,14 @@ class WriteContext:
                                                 should_stop=self.signals.stop_requested)
 
     def log_dispatch(self, kind, job, session, before, after) -> None:
-        from maestro.core import provenance
+        from maestro.core import provenance_log
 
-        provenance.log_dispatch(self.git_dir, kind, job, session, before, after)
+        provenance_log.log_dispatch(self.git_dir, kind, job, session, before, after)
 
     def baseline(self, digest: str) -> None:
-        from maestro.core import provenance
+        from maestro.core import provenance_log
 
-        provenance.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
+        provenance_log.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
 
     def _beat(self) -> None:
         lease = getattr(self, "lease", None)

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from maestro.core import claim as claimlib
-from maestro.core import identity, lease
+from maestro.core import identity, lease, lease_clear
 
 
 class Recorder:
@@ -263,7 +263,7 @@ def test_a_successor_lease_is_never_released_by_the_old_owner(git_dir):
 # -- clear ---------------------------------------------------------------------------------------
 
 def clear(git_dir, rec, writers=lambda: {}, **kw):
-    return lease.clear(git_dir, writers=writers, emit=rec.emit, **kw)
+    return lease_clear.clear(git_dir, writers=writers, emit=rec.emit, **kw)
 
 
 def test_clear_absent_lease_is_success(git_dir):

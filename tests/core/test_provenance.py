@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from maestro.core import provenance
+from maestro.core import provenance, provenance_log
 
 pytestmark = pytest.mark.timeout(60)
 LATER_NS = 10 * 10**9  # a run "10 s later": files written by the test are old enough to cache
@@ -387,13 +387,13 @@ def test_records_have_the_original_format_and_a_private_log(repo):
     git_dir = str(repo / ".git")
     old = os.umask(0)  # a permissive umask must not leak into the log's mode
     try:
-        assert provenance.log_dispatch(git_dir, "dispatch", "task-1", "sess", "tree-v3:aa", "tree-v3:bb",
+        assert provenance_log.log_dispatch(git_dir, "dispatch", "task-1", "sess", "tree-v3:aa", "tree-v3:bb",
                                        clock=lambda: 0)
     finally:
         os.umask(old)
-    assert provenance.log_dispatch(git_dir, "orphan-adopted", "task-2", None, "unavailable", "tree-v3:cc",
+    assert provenance_log.log_dispatch(git_dir, "orphan-adopted", "task-2", None, "unavailable", "tree-v3:cc",
                                    clock=lambda: 86400)
-    assert provenance.log_gap(git_dir, "task-2", "sess", "tree-v3:cc", "tree-v3:dd", clock=lambda: 86401)
+    assert provenance_log.log_gap(git_dir, "task-2", "sess", "tree-v3:cc", "tree-v3:dd", clock=lambda: 86401)
     log = repo / ".git" / provenance.LOG_NAME
     assert log.read_text().splitlines() == [
         "1970-01-01T00:00:00Z type=dispatch job=task-1 session=sess before=tree-v3:aa after=tree-v3:bb",
@@ -401,15 +401,15 @@ def test_records_have_the_original_format_and_a_private_log(repo):
         "1970-01-02T00:00:01Z type=gap prior_job=task-2 session=sess expected=tree-v3:cc observed=tree-v3:dd",
     ]
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
-    assert provenance.read_baseline(git_dir) == ("1970-01-02T00:00:00Z", "task-2", "tree-v3:cc")
+    assert provenance_log.read_baseline(git_dir) == ("1970-01-02T00:00:00Z", "task-2", "tree-v3:cc")
     with pytest.raises(ValueError):
-        provenance.log_dispatch(git_dir, "gap", "j", "s", "b", "a")
+        provenance_log.log_dispatch(git_dir, "gap", "j", "s", "b", "a")
 
 
 def test_a_record_field_cannot_break_the_line_format(repo):
     git_dir = str(repo / ".git")
-    provenance.log_dispatch(git_dir, "dispatch", "job with spaces\nand lines", "s", "tree-v3:a", "tree-v3:b")
-    assert provenance.read_baseline(git_dir).job == "job_with_spaces_and_lines"
+    provenance_log.log_dispatch(git_dir, "dispatch", "job with spaces\nand lines", "s", "tree-v3:a", "tree-v3:b")
+    assert provenance_log.read_baseline(git_dir).job == "job_with_spaces_and_lines"
 
 
 def test_the_baseline_is_the_last_completed_snapshot(repo):
@@ -422,7 +422,7 @@ def test_the_baseline_is_the_last_completed_snapshot(repo):
         "not a record at all",
         "",
     ]))
-    assert provenance.read_baseline(git_dir) == ("2026-01-01T00:00:01Z", "legacy", "tree-v2:y")
+    assert provenance_log.read_baseline(git_dir) == ("2026-01-01T00:00:01Z", "legacy", "tree-v2:y")
     assert provenance.BASELINE_RE.fullmatch("t type=orphan-adopted job=j before=b after=a")
     assert not provenance.BASELINE_RE.fullmatch("t type=dispatch job=j session=s before=b after=a extra")
 
@@ -432,10 +432,10 @@ def test_a_gap_is_reported_and_recorded_only_between_observed_digests(repo):
     lines = []
 
     def check(value):
-        return provenance.baseline_check(str(repo), git_dir, value, "sess", emit=lines.append, clock=lambda: 0)
+        return provenance_log.baseline_check(str(repo), git_dir, value, "sess", emit=lines.append, clock=lambda: 0)
 
     assert check("tree-v3:bbb") is None  # no log yet
-    provenance.log_dispatch(git_dir, "dispatch", "task-9", "s", "tree-v3:aaa", "tree-v3:aaa")
+    provenance_log.log_dispatch(git_dir, "dispatch", "task-9", "s", "tree-v3:aaa", "tree-v3:aaa")
     assert check("tree-v3:aaa") is None
     assert check("unavailable") is None
     gap = ("PROVENANCE: BASELINE GAP — tree at acquisition differs from the prior completed snapshot "
@@ -444,7 +444,7 @@ def test_a_gap_is_reported_and_recorded_only_between_observed_digests(repo):
     last = (repo / ".git" / provenance.LOG_NAME).read_text().splitlines()[-1]
     assert last == ("1970-01-01T00:00:00Z type=gap prior_job=task-9 session=sess "
                     "expected=tree-v3:aaa observed=tree-v3:bbb")
-    provenance.log_dispatch(git_dir, "dispatch", "task-10", "s", "tree-v2:x", "tree-v2:y")
+    provenance_log.log_dispatch(git_dir, "dispatch", "task-10", "s", "tree-v2:x", "tree-v2:y")
     assert check("tree-v3:ccc") is None and len(lines) == 1  # a v2 baseline is no observation
 
 
@@ -454,8 +454,8 @@ def test_a_symlinked_log_is_replaced_not_followed(repo, tmp_path):
     target.write_text("2026-01-01T00:00:00Z type=dispatch job=planted session=s before=tree-v3:a after=tree-v3:a\n")
     log = repo / ".git" / provenance.LOG_NAME
     os.symlink(target, log)
-    assert provenance.read_baseline(git_dir) is None  # a symlinked log holds no baseline
-    assert provenance.log_dispatch(git_dir, "dispatch", "task-1", "s", "tree-v3:a", "tree-v3:b", clock=lambda: 0)
+    assert provenance_log.read_baseline(git_dir) is None  # a symlinked log holds no baseline
+    assert provenance_log.log_dispatch(git_dir, "dispatch", "task-1", "s", "tree-v3:a", "tree-v3:b", clock=lambda: 0)
     assert not log.is_symlink() and stat.S_IMODE(log.stat().st_mode) == 0o600
     assert log.read_text() == ("1970-01-01T00:00:00Z type=dispatch job=task-1 session=s "
                                "before=tree-v3:a after=tree-v3:b\n")
@@ -466,26 +466,26 @@ def test_a_symlinked_log_is_replaced_not_followed(repo, tmp_path):
 def test_check_line_speaks_in_every_state(repo, tmp_path):
     git_dir = str(repo / ".git")
     cwd = str(repo)
-    assert provenance.check_line(cwd) == (provenance.NO_BASELINE, 0)
+    assert provenance_log.check_line(cwd) == (provenance.NO_BASELINE, 0)
     (repo / ".git" / provenance.LOG_NAME).write_text(
         "2026-01-01T00:00:00Z type=dispatch job=old before=aaa after=bbb\n")
-    line, rc = provenance.check_line(cwd)
+    line, rc = provenance_log.check_line(cwd)
     assert rc == 0 and line.startswith("PROVENANCE: comparison unavailable") and "not observed" in line
     current = digest(repo)
-    provenance.log_dispatch(git_dir, "dispatch", "task-5", "s", "tree-v3:x", current, clock=lambda: 0)
-    assert provenance.check_line(cwd) == (
+    provenance_log.log_dispatch(git_dir, "dispatch", "task-5", "s", "tree-v3:x", current, clock=lambda: 0)
+    assert provenance_log.check_line(cwd) == (
         "PROVENANCE: tree matches the prior completed snapshot (job=task-5, at 1970-01-01T00:00:00Z)", 0)
     (repo / "a.txt").write_text("changed while no lease was held\n")
-    line, rc = provenance.check_line(cwd)
+    line, rc = provenance_log.check_line(cwd)
     assert rc == 1 and line == (f"PROVENANCE: BASELINE GAP — tree differs from the prior completed snapshot "
                                 f"(prior_job=task-5, expected={current}, observed={digest(repo)}); author unknown")
     lease = repo / ".git" / provenance.LEASE_DIR
     lease.mkdir()
     (lease / "metadata").write_text("token=t\njob_id=task-6\n")
-    assert provenance.check_line(cwd) == (
+    assert provenance_log.check_line(cwd) == (
         "PROVENANCE: in flight — a write lease is held (job=task-6), so the tree is mid-dispatch", 0)
     (tmp_path / "plain").mkdir()
-    assert provenance.check_line(str(tmp_path / "plain")) == (provenance.NO_BASELINE, 0)
+    assert provenance_log.check_line(str(tmp_path / "plain")) == (provenance.NO_BASELINE, 0)
 
 
 # ----------------------------------------------------------------------------- verbs --
@@ -512,7 +512,7 @@ def test_digest_verb_keeps_stdout_for_the_digest(maestro, repo):
 def test_provenance_check_verb_prints_one_line_and_exits_1_on_a_gap(maestro, repo):
     result = maestro("provenance-check", cwd=str(repo))
     assert (result.rc, result.out) == (0, provenance.NO_BASELINE + "\n")
-    provenance.log_dispatch(str(repo / ".git"), "dispatch", "task-7", "s", "tree-v3:x", reference(repo))
+    provenance_log.log_dispatch(str(repo / ".git"), "dispatch", "task-7", "s", "tree-v3:x", reference(repo))
     result = maestro("provenance-check", cwd=str(repo))
     assert result.rc == 0 and result.out.startswith("PROVENANCE: tree matches") and result.out.count("\n") == 1
     (repo / "src" / "b.py").write_text("print('changed')\n")
