@@ -30,6 +30,7 @@ test-pyz: build
 bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)
 	$(PY) bench/digest.py --pyz $(PYZ)
+	$(PY) bench/session_start.py --pyz $(PYZ)
 
 demo: build
 	bash docs/demo.sh $(PYZ)

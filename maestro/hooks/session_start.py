@@ -3,7 +3,12 @@
 Exports `MAESTRO_SESSION_ID` through `$CLAUDE_ENV_FILE` (so the adapters can attribute their
 work) and tells the session which Codex model and efforts are pinned — as a setup question when
 the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status line otherwise.
-It never fails the session: every problem degrades to less context, exit 0.
+Before the pin line it prints the memory snapshot (maestro/memory/snapshot.py) for the payload's
+`cwd` and its git branch, budgeted so that the whole context stays under Claude Code's
+10,000-character cap for hook strings whatever the store holds. The memory modules are imported
+only when the store directory exists; an empty store prints nothing.
+It never fails the session: every problem degrades to less context, exit 0 — a failure in the
+memory part drops only the memory part (and leaves a crash note).
 """
 
 import os
@@ -12,6 +17,10 @@ import sys
 from maestro.hooks.policy import is_valid_session_id
 
 NOT_PINNED = "(Codex default — not pinned)"
+CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (characters)
+MEMORY_MARGIN = 200  # slack under the cap for the separator and any later line
+MEMORY_MIN_CHARS = 600  # below this the snapshot would be noise: leave it out
+GIT_TIMEOUT_SEC = 2.0
 
 
 def export_session_id(payload: dict) -> None:
@@ -90,6 +99,32 @@ def build_context(payload: dict) -> str:
     return pin_context(read_pins(), armed, source if isinstance(source, str) else "startup")
 
 
+def memory_context(payload: dict, pin_text: str) -> str:
+    """The snapshot for the payload's cwd, ending in a blank line, or '' (no store, nothing stored,
+    no room). Reads only."""
+    from maestro import paths
+
+    root = paths.memory_dir()
+    if not os.path.isdir(root):
+        return ""
+    budget = CONTEXT_CAP - len(pin_text) - MEMORY_MARGIN
+    if budget < MEMORY_MIN_CHARS:
+        return ""
+    from maestro.memory import snapshot
+
+    cwd = payload.get("cwd")
+    project = branch = None
+    if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        project, branch = snapshot.locate(cwd, GIT_TIMEOUT_SEC)
+    session_id = payload.get("session_id")
+    result = snapshot.render(root, project=project, branch=branch,
+                             session_id=session_id if is_valid_session_id(session_id) else None,
+                             max_chars=budget - 1)
+    if result.empty or not result.text:
+        return ""
+    return result.text + "\n"
+
+
 def _payload() -> dict:
     from maestro.hooks.payload import PayloadError, read_object
 
@@ -104,20 +139,22 @@ def main(argv) -> int:
         from maestro.cli_support import hook_help
 
         return hook_help("session-start", __doc__, argv, failure_code=0)
-    payload, context = {}, ""
-    for step in ("payload", "export", "context"):
+    payload, context, memory = {}, "", ""
+    for step in ("payload", "export", "context", "memory"):
         try:
             if step == "payload":
                 payload = _payload()
             elif step == "export":
                 export_session_id(payload)
-            else:
+            elif step == "context":
                 context = build_context(payload)
+            else:
+                memory = memory_context(payload, context)
         except Exception as exc:  # noqa: BLE001 - never fail the session; leave a crash note
             from maestro import crash
 
             crash.record(f"session-start:{step}", exc)
-    if context:
-        sys.stdout.write(context)
+    if memory or context:
+        sys.stdout.write(memory + context)
         sys.stdout.flush()
     return 0

@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "remove": ("maestro.memory.store_cli:remove", "remove the one entry containing --match"),
     "archive": ("maestro.memory.store_cli:archive", "move the one entry containing --match to <TRACK>-archive.md"),
     "batch": ("maestro.memory.store_cli:batch", "add a JSON list of entries, all or nothing"),
+    "snapshot": ("maestro.memory.cli:snapshot", "print the bounded session-start snapshot (--json: with stats)"),
 }
 
 
@@ -84,6 +85,34 @@ def run(sub: str, argv, body) -> int:
         return body(out)
     except MaestroError as exc:
         return out.failed(exc)
+
+
+def snapshot(argv) -> int:
+    """print the bounded session-start snapshot (--json: with stats)
+
+The sections of spec memory.md §2.6 in order (Global, User, Project Key, Project Context,
+Project Knowledge, Recent Daily, then the discipline note), each within its byte cap and entry
+budget; see maestro/memory/snapshot.py. Reads only: nothing is written. --cwd picks the project
+(default: the current directory); --branch the key track's branch (default: the checked-out one)."""
+
+    def body(out):
+        from maestro.memory import snapshot as snap
+        from maestro.memory.store import Store
+
+        p = parser("snapshot", snapshot.__doc__)
+        p.add_argument("--cwd", help="the project directory (default: .)")
+        p.add_argument("--branch", help="the branch for key entries (default: git's current branch)")
+        p.add_argument("--json", action="store_true", help="print one JSON envelope with per-section stats")
+        args = p.parse_args(argv)
+        project, branch = snap.locate(args.cwd or ".")
+        if args.branch is not None:
+            branch = args.branch.strip() or None
+        result = snap.render(Store().root, project=project, branch=branch)
+        if not out.as_json:
+            sys.stdout.write(result.text)
+        return out.done(project=project, branch=branch, text=result.text, **result.as_dict())
+
+    return run("snapshot", argv, body)
 
 
 def _usage() -> str:

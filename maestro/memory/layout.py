@@ -12,7 +12,6 @@ root gives the same hash, one started in a subdirectory now shares the project's
 """
 
 import datetime
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -51,7 +50,11 @@ def check_date(value: str) -> str:
 
 
 def project_hash(project_root: str) -> str:
-    return hashlib.sha1(project_root.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    try:  # the builtin module: importing hashlib (OpenSSL) costs session-start ~2 ms
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover - a build without it
+        from hashlib import sha1
+    return sha1(project_root.encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
 
 def project_root(cwd: str = None) -> str:

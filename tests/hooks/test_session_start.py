@@ -419,3 +419,163 @@ def test_crash_while_building_context_still_exits_0_and_exports(source_maestro, 
     assert env_file.read_bytes() == b"export MAESTRO_SESSION_ID=session-test\n"
     text = (home / ".maestro" / "logs" / "crashes.log").read_text()
     assert " verb=session-start:context " in text and "RuntimeError: session-start-sentinel" in text
+
+
+# ------------------------------------------------------------------------------------ memory snapshot
+
+
+def memory_root(home, monkeypatch):
+    monkeypatch.delenv("MAESTRO_MEMORY_DIR", raising=False)
+    return home / ".maestro" / "memory"
+
+
+def write_track(path, entries):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
+
+
+def project_files(root, project):
+    import hashlib
+
+    return root / "projects" / hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
+
+
+def fill_store(root, project, total=5000, size=400):
+    """`total` entries of ≈ `size` bytes spread over global, user, key, project and today's daily."""
+    import datetime
+
+    per = total // 5
+
+    def entries(tag):
+        return [f"[2024-04-01 09:00] [summary:{tag} {i}] {tag} {i} " + "w" * size for i in range(per)]
+
+    write_track(root / "MEMORY.md", entries("global"))
+    write_track(root / "USER.md", entries("user"))
+    write_track(project_files(root, project) / "KEY.md", [f"[id:{i:08x}] " + e for i, e in enumerate(entries("key"))])
+    write_track(project_files(root, project) / "MEMORY.md", entries("project"))
+    write_track(root / "daily" / f"{datetime.date.today().isoformat()}.md", entries("daily"))
+
+
+def test_memory_snapshot_is_printed_before_the_pin_line(maestro, home, tmp_path, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    write_track(root / "MEMORY.md", ["[2024-04-01 09:00] [summary:tea] likes tea"])
+    write_track(project_files(root, project) / "KEY.md", ["[id:0000000a] [2024-04-01] [summary:pnpm] use pnpm"])
+    result = start(maestro, {"source": "startup", "session_id": SID, "cwd": str(project)})
+    assert result.out.startswith(f"# Session\nsessionId: {SID}\n\n# Global Memory\n[2024-04-01 09:00] [summary:tea]")
+    assert "# Project Key Memory\n[id:0000000a] [2024-04-01] [summary:pnpm] use pnpm\n" in result.out
+    memory, _, pin = result.out.rpartition("\n\n")
+    assert pin == status_line()
+    assert memory.endswith("(at most 8 items).")
+    assert result.err == ""
+
+
+def test_memory_without_cwd_shows_only_the_global_sections(maestro, home, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    write_track(root / "USER.md", ["prefers short answers"])
+    out = start(maestro).out
+    assert "# User Memory\nprefers short answers\n" in out and "# Project" not in out
+    assert out.endswith("\n\n" + status_line())
+
+
+@pytest.mark.parametrize("layout", ["absent", "empty-dir", "empty-files"])
+def test_an_empty_or_absent_store_prints_only_the_pin_line(maestro, home, tmp_path, monkeypatch, layout):
+    root = memory_root(home, monkeypatch)
+    if layout != "absent":
+        root.mkdir(parents=True)
+    if layout == "empty-files":
+        (root / "MEMORY.md").write_bytes(b"")
+        (root / "USER.md").write_bytes(b"\n\n")
+    result = start(maestro, {"source": "startup", "session_id": SID, "cwd": str(tmp_path)})
+    assert (result.out, result.err) == (status_line(), "")
+
+
+@pytest.mark.parametrize("armed", [False, True])
+def test_a_2mb_store_of_5000_entries_stays_below_10000_chars(maestro, home, tmp_path, monkeypatch, armed):
+    root = memory_root(home, monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    fill_store(root, project)
+    assert sum(p.stat().st_size for p in root.rglob("*.md")) > 2_000_000
+    (project_files(root, project) / "REFERENCE.md").write_text("reference " * 2000)
+    if armed:
+        arm(home)
+    result = start(maestro, {"source": "startup", "session_id": SID, "cwd": str(project)})
+    assert len(result.out) < OUTPUT_CAP
+    assert "# Project Key Memory\n" in result.out and "# Recent Daily\n" in result.out
+    assert result.out.startswith("# Session\n")
+    assert result.out.endswith("do not report setup as done.\n" if armed else status_line())
+    assert not (home / ".maestro" / "logs").exists()
+
+
+def test_oversize_entries_with_hostile_pins_still_stay_below_10000_chars(maestro, home, tmp_path, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    fill_store(root, project, total=50, size=30000)
+    write_config(home, 'model = "%s"\nmodel_reasoning_effort = "%s"\n' % ("m" * 20000, "e" * 20000))
+    (codex(home) / "maestro-impl-effort").write_text("x" * 50000)
+    result = start(maestro, {"source": "startup", "cwd": str(project)})
+    assert len(result.out) < OUTPUT_CAP
+    assert "Maestro: Codex pin is model=mmm" in result.out
+
+
+def test_a_corrupt_store_file_drops_only_the_memory_part(maestro, home, tmp_path, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    write_track(root / "MEMORY.md", ["fine entry"])
+    (root / "USER.md").write_bytes(b"broken \xff\xfe bytes\n")
+    env_file = tmp_path / "env.sh"
+    result = start(maestro, {"source": "startup", "session_id": SID, "cwd": str(tmp_path)},
+                   env={"CLAUDE_ENV_FILE": str(env_file)})
+    assert (result.out, result.err) == (status_line(), "")
+    assert env_file.read_bytes() == b"export MAESTRO_SESSION_ID=session-test\n"
+    text = (home / ".maestro" / "logs" / "crashes.log").read_text()
+    assert " verb=session-start:memory " in text and "not UTF-8" in text
+
+
+def test_an_unreadable_store_path_drops_only_the_memory_part(maestro, home, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    (root / "MEMORY.md").mkdir(parents=True)  # a directory where a track file belongs
+    result = start(maestro)
+    assert (result.out, result.err) == (status_line(), "")
+    assert " verb=session-start:memory " in (home / ".maestro" / "logs" / "crashes.log").read_text()
+
+
+def test_memory_dir_override_is_honoured(maestro, tmp_path, monkeypatch):
+    root = tmp_path / "dsh-memories"
+    write_track(root / "MEMORY.md", ["from the override"])
+    out = start(maestro, env={"MAESTRO_MEMORY_DIR": str(root)}).out
+    assert "# Global Memory\nfrom the override\n" in out and out.endswith(status_line())
+
+
+def test_memory_shows_the_key_entries_of_the_checked_out_branch(maestro, home, tmp_path, monkeypatch):
+    import subprocess
+
+    root = memory_root(home, monkeypatch)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    genv = dict(os.environ, GIT_CONFIG_NOSYSTEM="1")
+    subprocess.run(["git", "init", "-q", "-b", "feature"], cwd=repo, check=True, env=genv)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x"],
+                   cwd=repo, check=True, env=genv)
+    (repo / "sub").mkdir()
+    write_track(project_files(root, repo) / "KEY.md",
+                ["[id:0000000a] [branch:feature] on feature", "[id:0000000b] [branch:other] on other"])
+    out = start(maestro, {"source": "startup", "cwd": str(repo / "sub")}).out
+    assert "on feature" in out and "on other" not in out
+
+
+@pytest.mark.source_only
+def test_crash_in_the_memory_part_keeps_the_pin_line(source_maestro, home, monkeypatch):
+    from maestro.memory import snapshot
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("memory-sentinel")
+
+    root = memory_root(home, monkeypatch)
+    write_track(root / "MEMORY.md", ["entry"])
+    monkeypatch.setattr(snapshot, "render", boom)
+    result = source_maestro("session-start", stdin=json.dumps({"session_id": SID}))
+    assert (result.rc, result.out, result.err) == (0, status_line(), "")
+    assert "RuntimeError: memory-sentinel" in (home / ".maestro" / "logs" / "crashes.log").read_text()
