@@ -24,6 +24,8 @@ SUBCOMMANDS = {
     "remove": ("maestro.memory.store_cli:remove", "remove the one entry containing --match"),
     "archive": ("maestro.memory.store_cli:archive", "move the one entry containing --match to <TRACK>-archive.md"),
     "batch": ("maestro.memory.store_cli:batch", "add a JSON list of entries, all or nothing"),
+    "maintenance": ("maestro.memory.maintenance:main", "archive old and overflowing entries (dry run; --confirm)"),
+    "repair": ("maestro.memory.repair:main", "rewrite drifted memory files canonically (dry run unless --confirm)"),
     "snapshot": ("maestro.memory.cli:snapshot", "print the bounded session-start snapshot (--json: with stats)"),
 }
 

@@ -173,6 +173,12 @@ class Transaction:
             self._files[path] = (original, self._checked(path, original))
         return list(self._files[path][1])
 
+    def adopt(self, path: str, original, entries) -> None:
+        """Take a file as it is on disk, past the drift guard: only repair, which exists to clear
+        drift, does this. Commit then compares with and rolls back to exactly these bytes."""
+        self.lock.respect_legacy(os.path.dirname(path))
+        self._files[path] = (original, list(entries))
+
     @staticmethod
     def _checked(path: str, original) -> list:
         if not original:
