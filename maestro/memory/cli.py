@@ -26,6 +26,10 @@ SUBCOMMANDS = {
     "batch": ("maestro.memory.store_cli:batch", "add a JSON list of entries, all or nothing"),
     "maintenance": ("maestro.memory.maintenance:main", "archive old and overflowing entries (dry run; --confirm)"),
     "repair": ("maestro.memory.repair:main", "rewrite drifted memory files canonically (dry run unless --confirm)"),
+    "sync": ("maestro.memory.sync:main", "sync this project's memory through git (union by id; --resolve)"),
+    "todo": ("maestro.memory.todos:main", "todos: add | list (ranked, at most 8) | start | done | drop | archive"),
+    "suggest": ("maestro.memory.queue:suggest", "queue a suggested entry for approval instead of writing it"),
+    "queue": ("maestro.memory.queue:main", "the suggestion queue: list | approve N | reject N | archive N"),
     "snapshot": ("maestro.memory.cli:snapshot", "print the bounded session-start snapshot (--json: with stats)"),
 }
 
