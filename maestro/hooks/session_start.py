@@ -6,7 +6,9 @@ the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status li
 Before the pin line it prints the memory snapshot (maestro/memory/snapshot.py) for the payload's
 `cwd` and its git branch, budgeted so that the whole context stays under Claude Code's
 10,000-character cap for hook strings whatever the store holds. The memory modules are imported
-only when the store directory exists; an empty store prints nothing.
+only when the store directory exists; an empty store prints nothing. After a render the section
+sizes (bytes only) go into the cost ring `.maestro-memory/cost.json` (`memory health`); a failure
+there is isolated (crash note) and keeps the rendered context.
 It never fails the session: every problem degrades to less context, exit 0 — a failure in the
 memory part drops only the memory part (and leaves a crash note).
 """
@@ -101,7 +103,7 @@ def build_context(payload: dict) -> str:
 
 def memory_context(payload: dict, pin_text: str) -> str:
     """The snapshot for the payload's cwd, ending in a blank line, or '' (no store, nothing stored,
-    no room). Reads only."""
+    no room). Reads the track files only; a shown render is recorded in the cost ring."""
     from maestro import paths
 
     root = paths.memory_dir()
@@ -122,7 +124,21 @@ def memory_context(payload: dict, pin_text: str) -> str:
                              max_chars=budget - 1)
     if result.empty or not result.text:
         return ""
+    record_cost(root, result)
     return result.text + "\n"
+
+
+def record_cost(root: str, result) -> None:
+    """Add this render's section sizes to the cost ring (maestro/memory/health.py). Isolated: a
+    failure here leaves a crash note and never drops the context already rendered."""
+    try:
+        from maestro.memory import health
+
+        health.record(root, health.sample(result))
+    except Exception as exc:  # noqa: BLE001 - the rendered context must survive
+        from maestro import crash
+
+        crash.record("session-start:memory-cost", exc)
 
 
 def _payload() -> dict:

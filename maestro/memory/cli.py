@@ -31,6 +31,7 @@ SUBCOMMANDS = {
     "suggest": ("maestro.memory.queue:suggest", "queue a suggested entry for approval instead of writing it"),
     "queue": ("maestro.memory.queue:main", "the suggestion queue: list | approve N | reject N | archive N"),
     "snapshot": ("maestro.memory.cli:snapshot", "print the bounded session-start snapshot (--json: with stats)"),
+    "health": ("maestro.memory.health:main", "print the five-dimension health score and the render cost per section"),
 }
 
 

@@ -579,3 +579,64 @@ def test_crash_in_the_memory_part_keeps_the_pin_line(source_maestro, home, monke
     result = source_maestro("session-start", stdin=json.dumps({"session_id": SID}))
     assert (result.rc, result.out, result.err) == (0, status_line(), "")
     assert "RuntimeError: memory-sentinel" in (home / ".maestro" / "logs" / "crashes.log").read_text()
+
+
+# ------------------------------------------------------------------------------------ render cost (§2.8)
+
+
+def cost_ring(root):
+    return json.loads((root / ".maestro-memory" / "cost.json").read_text())["renders"]
+
+
+def test_a_render_records_one_sample_per_shown_section(maestro, home, tmp_path, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    project = tmp_path / "project"
+    project.mkdir()
+    write_track(root / "MEMORY.md", ["[2024-04-01 09:00] [summary:tea] likes tea"])
+    write_track(project_files(root, project) / "KEY.md", ["[id:0000000a] [2024-04-01] [summary:pnpm] use pnpm"])
+    body = {"source": "startup", "session_id": SID, "cwd": str(project)}
+    result = start(maestro, body)
+    (render,) = cost_ring(root)
+    assert render["sections"] == {"memory": len("[2024-04-01 09:00] [summary:tea] likes tea"),
+                                  "key": len("[id:0000000a] [2024-04-01] [summary:pnpm] use pnpm")}
+    memory_part = result.out[: len(result.out) - len(status_line())]
+    assert render["total"] == len(memory_part.encode()) - 1  # the snapshot text, without the blank line
+    start(maestro, body)
+    assert len(cost_ring(root)) == 2
+    assert sorted(p.name for p in (root / ".maestro-memory").iterdir()) == ["cost.json", "cost.lock"]
+    assert not (home / ".maestro" / "logs").exists()
+
+
+def test_an_empty_or_absent_store_records_nothing(maestro, home, tmp_path, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    start(maestro)
+    assert not root.exists()
+    root.mkdir(parents=True)
+    (root / "MEMORY.md").write_bytes(b"")
+    start(maestro)
+    assert not (root / ".maestro-memory").exists()
+
+
+def test_an_unwritable_cost_ring_keeps_the_rendered_context(maestro, home, monkeypatch):
+    root = memory_root(home, monkeypatch)
+    write_track(root / "USER.md", ["prefers short answers"])
+    (root / ".maestro-memory").write_text("a file where the meta directory belongs")
+    result = start(maestro)
+    assert "# User Memory\nprefers short answers\n" in result.out and result.out.endswith(status_line())
+    assert result.err == ""
+    assert " verb=session-start:memory-cost " in (home / ".maestro" / "logs" / "crashes.log").read_text()
+
+
+@pytest.mark.source_only
+def test_a_crash_while_recording_the_cost_keeps_the_rendered_context(source_maestro, home, monkeypatch):
+    from maestro.memory import health
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("cost-sentinel")
+
+    root = memory_root(home, monkeypatch)
+    write_track(root / "MEMORY.md", ["entry"])
+    monkeypatch.setattr(health, "record", boom)
+    result = source_maestro("session-start", stdin=json.dumps({"session_id": SID}))
+    assert result.rc == 0 and "# Global Memory\nentry\n" in result.out and result.out.endswith(status_line())
+    assert "RuntimeError: cost-sentinel" in (home / ".maestro" / "logs" / "crashes.log").read_text()
