@@ -5,8 +5,8 @@ tables, multi-line strings and single-quoted values are read correctly), plus ma
 files beside it. Reading never writes and never raises for a bad file: it reports it.
 """
 
+import collections
 import os
-from dataclasses import dataclass
 
 from maestro import paths
 
@@ -20,15 +20,20 @@ def is_valid_model(value) -> bool:
     return isinstance(value, str) and bool(value) and all(ch in _MODEL_CHARS for ch in value)
 
 
-@dataclass(frozen=True)
-class Pins:
-    model: str = ""  # '' = not pinned
-    debate_effort: str = ""
-    impl_effort: str = DEFAULT_IMPL_EFFORT
-    impl_model: str = ""  # '' = inherits `model`
-    impl_model_invalid: bool = False  # the impl-model file exists but holds no valid model name
-    scout: tuple = ()  # (model, effort) or () when unpinned/invalid
-    config_problem: str = ""  # why config.toml could not be read, if it exists but is bad
+_PinFields = collections.namedtuple(
+    "_PinFields",
+    "model debate_effort impl_effort impl_model impl_model_invalid scout config_problem",
+    defaults=("", "", DEFAULT_IMPL_EFFORT, "", False, (), ""),
+)
+
+
+class Pins(_PinFields):
+    """The pins as read. model/debate_effort '' = not pinned; impl_model '' = inherits `model`;
+    impl_model_invalid: the impl-model file holds no valid name; scout: (model, effort) or ();
+    config_problem: why config.toml could not be read. (A namedtuple, not a dataclass: importing
+    `dataclasses` costs the session-start hook several milliseconds.)"""
+
+    __slots__ = ()
 
     @property
     def complete(self) -> bool:

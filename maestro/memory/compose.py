@@ -6,7 +6,6 @@ caller's summary, an `[id:]`) → summary → dedupe key. New tokens are written
 """
 
 import re
-from dataclasses import replace
 
 from maestro.memory import entry as grammar
 from maestro.memory.entry import WS
@@ -88,7 +87,7 @@ def ensure_summary(entry: str, daily: bool = False) -> str:
         return entry
     trailing = _TRAILING_SUMMARY.search(parts.body)
     if trailing and grammar.trim(parts.body[: trailing.start()]):
-        entry = grammar.render(replace(parts, body=grammar.trim(parts.body[: trailing.start()])))
+        entry = grammar.render(parts._replace(body=grammar.trim(parts.body[: trailing.start()])))
         if clean_summary(trailing.group(1)):
             return with_summary(entry, trailing.group(1), daily)
     text = auto_summary(entry, daily)

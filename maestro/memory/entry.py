@@ -16,8 +16,8 @@ and keep U+FEFF, so a file dsh calls canonical could look drifted here, or the r
 ASCII and case-folding is ASCII-only for the same reason. Everything here is a pure function.
 """
 
+import collections
 import re
-from dataclasses import dataclass, replace
 
 from maestro.memory.errors import StoreError
 
@@ -129,18 +129,13 @@ def _encodable(text: str) -> bool:
 # --- one entry's header ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Parts:
-    """An entry split into raw header tokens (each with its trailing whitespace) and the body."""
+class Parts(collections.namedtuple("Parts", "id stamp git branch dsh_only summary tag body",
+                                    defaults=("", "", (), "", "", "", "", ""))):
+    """An entry split into raw header tokens (each with its trailing whitespace) and the body;
+    `tag` is for daily entries only. (A namedtuple: importing `dataclasses` costs the
+    session-start hook milliseconds.)"""
 
-    id: str = ""
-    stamp: str = ""
-    git: tuple = ()
-    branch: str = ""
-    dsh_only: str = ""
-    summary: str = ""
-    tag: str = ""  # daily entries only
-    body: str = ""
+    __slots__ = ()
 
     @property
     def head(self) -> str:
@@ -220,7 +215,7 @@ def token(name: str, value: str) -> str:
 
 
 def with_parts(entry: str, daily: bool = False, **changes) -> str:
-    return render(replace(split(entry, daily), **changes))
+    return render(split(entry, daily)._replace(**changes))
 
 
 def entry_id(entry: str):

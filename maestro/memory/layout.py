@@ -11,10 +11,10 @@ directory, else the directory itself (dsh hashed the raw cwd; a session started 
 root gives the same hash, one started in a subdirectory now shares the project's files).
 """
 
+import collections
 import datetime
 import os
 import re
-from dataclasses import dataclass
 
 from maestro import paths
 from maestro.memory.errors import StoreError
@@ -66,22 +66,19 @@ def project_root(cwd: str = None) -> str:
     return gitscope.toplevel(directory) or directory
 
 
-@dataclass(frozen=True)
-class Target:
-    """One track file, resolved: what a read or a write of that track touches."""
+class Target(collections.namedtuple("Target", "track path archive", defaults=(None,))):
+    """One track file, resolved: what a read or a write of that track touches (`archive` None:
+    the track has no archive). Namedtuples, not dataclasses: the session-start hook imports this."""
 
-    track: str
-    path: str
-    archive: str = None  # None: the track has no archive
+    __slots__ = ()
 
     @property
     def daily(self) -> bool:
         return self.track == "daily"
 
 
-@dataclass(frozen=True)
-class Layout:
-    root: str
+class Layout(collections.namedtuple("Layout", "root")):
+    __slots__ = ()
 
     @classmethod
     def default(cls) -> "Layout":

@@ -25,7 +25,7 @@ import datetime
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from maestro.atomic import write_atomic
 from maestro.memory import compose
@@ -84,7 +84,7 @@ def _relocate(entry: str):
     if not trailing or not grammar.trim(parts.body[: trailing.start()]):
         return entry
     body = grammar.trim(parts.body[: trailing.start()])
-    moved = grammar.render(replace(parts, body=body, summary=grammar.token("summary", trailing.group(1))))
+    moved = grammar.render(parts._replace(body=body, summary=grammar.token("summary", trailing.group(1))))
     return moved if grammar.is_storable(moved) else entry
 
 
