@@ -4,8 +4,11 @@ Readers see the old bytes or the new bytes, never a torn file, and a crash leave
 `.<name>.maestro-tmp-*` file that the next writer ignores.
 """
 
+import errno
 import os
 import stat
+import time
+from contextlib import contextmanager
 
 
 def fsync_dir(directory: str) -> None:
@@ -21,8 +24,9 @@ def fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
-    """Replace `path` with `data`; the file ends with exactly `mode` permission bits."""
+def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
+    """Replace `path` with `data`; the file ends with exactly `mode` permission bits.
+    `durable=False` skips the fsyncs (telemetry that may be lost, never state)."""
     directory = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(directory, f".{os.path.basename(path)}.maestro-tmp-{os.getpid()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -38,7 +42,8 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -48,7 +53,8 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600) -> None:
         except OSError:
             pass
         raise
-    fsync_dir(directory)
+    if durable:
+        fsync_dir(directory)
 
 
 def ensure_private_dir(path: str) -> None:
@@ -68,3 +74,50 @@ def ensure_private_dir(path: str) -> None:
         raise OSError(f"not a private directory: {path}")
     if stat.S_IMODE(st.st_mode) != 0o700:
         os.chmod(path, 0o700)
+
+
+def make_private_dirs(path: str) -> None:
+    """Create `path` and any missing parents 0700 (os.makedirs gives the mode to the leaf only)."""
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
+
+
+class LockBusy(Exception):
+    """The flock stayed held by another process for the whole wait."""
+
+
+@contextmanager
+def flock_file(path: str, timeout: float, sleep=time.sleep, poll: float = 0.01):
+    """Hold an exclusive `flock` on the permanent file `path` (created 0600, never unlinked, so all
+    waiters share one inode). The kernel drops it when the holder dies. LockBusy after `timeout`."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise LockBusy(path) from None
+                sleep(poll)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

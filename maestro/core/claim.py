@@ -11,21 +11,21 @@ directory to `<lock>.reclaim.<nonce>` first, so no reader ever sees a half-delet
 """
 
 import errno
-import fcntl
 import os
 import secrets
 import shutil
 import stat
 import time
-from contextlib import contextmanager
+
+from maestro import atomic
 
 CLAIM_FILE = "maestro-generation-claim.lock"
 _HEX = frozenset("0123456789abcdef")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz_")
 
 
-class ClaimBusy(Exception):
-    """Another process holds the generation claim gate."""
+ClaimBusy = atomic.LockBusy  # another process holds the claim gate (or the flock in question)
+flock_file = atomic.flock_file
 
 
 def new_token() -> str:
@@ -34,31 +34,6 @@ def new_token() -> str:
 
 def is_token(value) -> bool:
     return isinstance(value, str) and len(value) == 32 and all(ch in _HEX for ch in value)
-
-
-@contextmanager
-def flock_file(path: str, timeout: float, sleep=time.sleep, poll: float = 0.01):
-    """Hold an exclusive `flock` on the permanent file `path` (created 0600, never unlinked, so all
-    waiters share one inode). The kernel drops it when the holder dies. ClaimBusy after `timeout`."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise ClaimBusy(path) from None
-                sleep(poll)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def claim(parent: str, timeout: float = 2.0, sleep=time.sleep):

@@ -28,6 +28,8 @@ Without a project: zeros, coverage 100, no fiveDim. Choices where §2.8 is silen
 
 import os
 
+from maestro import atomic
+
 COST_FILE = "cost.json"
 COST_LOCK = "cost.lock"
 COST_VERSION = 1
@@ -161,78 +163,21 @@ def sample(snap) -> dict:
     return {"total": snap.total_bytes, "sections": sections}
 
 
-def _private_dirs(path: str) -> None:
-    """Create `path` and its missing parents 0700 (the store's own rule, as txn.make_private_dirs,
-    without importing the transaction machinery into the hook)."""
-    missing = []
-    while not os.path.isdir(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass
-
-
-def _flock(path: str, wait: float):
-    """An fd holding an exclusive flock on the permanent file `path`, or None when busy."""
-    import fcntl
-    import time
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                return None
-            time.sleep(LOCK_POLL_SEC)
-        except BaseException:
-            os.close(fd)
-            raise
-
-
 def record(root: str, render: dict, window: int = None, wait: float = LOCK_WAIT_SEC) -> bool:
     """Append one render (`sample(snap)` or {"total", "sections"}) to the ring of the store at
     `root`, keeping the last `window`. False when the lock stayed busy (nothing written)."""
     if not _valid_render(render):
         raise ValueError(f"not a render sample: {render!r}")
     meta = _meta_dir(root)
-    _private_dirs(meta)
-    fd = _flock(os.path.join(meta, COST_LOCK), wait)
-    if fd is None:
-        return False
+    atomic.make_private_dirs(meta)
     try:
-        keep = window_size(window)
-        renders = (read_renders(root) + [{"total": render["total"], "sections": dict(render["sections"])}])[-keep:]
-        data = _dump(renders)
-        path = cost_path(root)
-        tmp = os.path.join(meta, f".{COST_FILE}.maestro-tmp-{os.getpid()}")
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(out, view):]
-            finally:
-                os.close(out)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return True
-    finally:
-        os.close(fd)  # releases the flock
+        with atomic.flock_file(os.path.join(meta, COST_LOCK), wait, poll=LOCK_POLL_SEC):
+            keep = window_size(window)
+            renders = (read_renders(root) + [{"total": render["total"], "sections": dict(render["sections"])}])[-keep:]
+            atomic.write_atomic(cost_path(root), _dump(renders), 0o600, durable=False)  # telemetry: no fsync
+    except atomic.LockBusy:
+        return False
+    return True
 
 
 def median(values) -> int:

@@ -17,7 +17,7 @@ import json
 import os
 import time
 
-from maestro.atomic import write_atomic
+from maestro.atomic import make_private_dirs, write_atomic
 from maestro.memory import entry as grammar
 from maestro.memory.errors import StoreError
 from maestro.memory.lock import StoreLock
@@ -112,22 +112,6 @@ def _sweep_temps(directory: str, base: str) -> None:
                 os.unlink(os.path.join(directory, name))
             except OSError:
                 pass
-
-
-def make_private_dirs(path: str) -> None:
-    """Create `path` and any missing parents 0700 (os.makedirs gives the mode to the leaf only)."""
-    missing = []
-    while not os.path.isdir(path):
-        missing.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass
 
 
 def _write(path: str, data: bytes) -> None:
