@@ -23,7 +23,7 @@ import time
 
 from maestro import knobs
 from maestro.adapters import transcripts
-from maestro.adapters.entry import UsageError, adapter_main
+from maestro.adapters.entry import UsageError, adapter_main, positive_seconds
 from maestro.core import progress
 
 SCOPE = "DISCUSSION"
@@ -67,15 +67,6 @@ def _slug(value: str) -> str:
         raise UsageError(f"slug may only contain [a-zA-Z0-9_-]: {value!r}")
     return value
 
-
-def _seconds(name: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = 0.0
-    if not 0 < number < float("inf"):
-        raise UsageError(f"{name} must be a positive number of seconds: {value!r}")
-    return number
 
 
 def _bounds():
@@ -164,8 +155,8 @@ def turn(argv) -> int:
         raise UsageError("usage: discuss --turn FILE [SLUG] [MAX_IDLE] [POLL]")
     turn_file = argv[0]
     slug = _slug(argv[1] if len(argv) > 1 else "main")
-    max_idle = _seconds("MAX_IDLE", argv[2]) if len(argv) > 2 else 300.0
-    poll = _seconds("POLL", argv[3]) if len(argv) > 3 else 20.0
+    max_idle = positive_seconds("MAX_IDLE", argv[2]) if len(argv) > 2 else 300.0
+    poll = positive_seconds("POLL", argv[3]) if len(argv) > 3 else 20.0
     max_rounds, retries, retry_sleep = _bounds()
     _private_dir()
     path = transcripts.transcript_path(slug)

@@ -12,6 +12,17 @@ class UsageError(Exception):
     """Bad arguments: `<SCOPE>_ERROR: <message>` and FAILED rc 3, before anything is locked."""
 
 
+def positive_seconds(name: str, value: str) -> float:
+    """A MAX_IDLE/POLL-style argument: a positive, finite number of seconds (decimals allowed)."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not 0 < number < float("inf"):
+        raise UsageError(f"{name} must be a positive number of seconds: {value!r}")
+    return number
+
+
 def adapter_main(scope: str, verb: str, doc: str, argv, run) -> int:
     progress.init()
     argv = list(argv)

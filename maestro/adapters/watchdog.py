@@ -11,21 +11,12 @@ quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last 
 
 import sys
 
-from maestro.adapters.entry import UsageError, adapter_main
+from maestro.adapters.entry import UsageError, adapter_main, positive_seconds
 from maestro.core import progress
 
 STATES = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 125: "POISONED", 3: "FAILED", 4: "FAILED"}
 TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FAILED"}
 
-
-def _seconds(name: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        number = 0
-    if not 0 < number < float("inf"):
-        raise UsageError(f"{name} must be a positive number of seconds: {value!r}")
-    return number
 
 
 def parse(argv):
@@ -48,8 +39,8 @@ def parse(argv):
         raise UsageError(f"unknown argument: {rest[2]}")
     if not plan.strip():
         raise UsageError("the plan is empty")
-    max_idle = _seconds("MAX_IDLE", rest[0]) if rest else 300.0
-    poll = _seconds("POLL", rest[1]) if len(rest) > 1 else 20.0
+    max_idle = positive_seconds("MAX_IDLE", rest[0]) if rest else 300.0
+    poll = positive_seconds("POLL", rest[1]) if len(rest) > 1 else 20.0
     return plan, max_idle, poll
 
 

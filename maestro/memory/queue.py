@@ -248,22 +248,16 @@ The text is sanitized and queued in SUGGESTIONS.jsonl; the same track and text a
 its hits. `memory queue approve N` writes it through the store; key entries suggested by a
 model land only that way."""
     from maestro.memory.cli import one_line, parser, run
-    from maestro.memory.store_cli import _text
+    from maestro.memory.store_cli import _text, branches_of, entry_arguments
 
     def body(out):
         p = parser("suggest", suggest.__doc__)
-        p.add_argument("track", help="global|memory, user, project, key, daily, reference")
-        p.add_argument("text", help="the suggested entry (- reads it from stdin)")
-        p.add_argument("--cwd", help="the project directory for project/key/reference (default: .)")
-        scope = p.add_mutually_exclusive_group()
-        scope.add_argument("--branch", help="key only: visible on this branch only")
-        scope.add_argument("--branches", help="key only: comma-separated branches")
+        entry_arguments(p, "the suggested entry (- reads it from stdin)")
         p.add_argument("--reason", help="why it is suggested")
         p.add_argument("--session-id", help="the suggesting session")
         p.add_argument("--json", action="store_true", help="print one JSON envelope")
         args = p.parse_args(argv)
-        branches = [args.branch] if args.branch else (args.branches or "").split(",")
-        item, again = Queue().suggest(args.track, _text(args.text), args.cwd, branches, args.reason,
+        item, again = Queue().suggest(args.track, _text(args.text), args.cwd, branches_of(args), args.reason,
                                       args.session_id or os.environ.get("MAESTRO_SESSION_ID"))
         if again:
             out.line(f"already queued as {item['n']} (hits {item['hits']}): {one_line(item['content'], 120)}")

@@ -35,6 +35,22 @@ def _add_line(result) -> str:
     return f"duplicate {result.track}: already stored; nothing written"
 
 
+def entry_arguments(p, text_help: str) -> None:
+    """The arguments that place one entry: TRACK TEXT [--cwd] [--branch B | --branches B,C]
+    (shared by `memory add` and `memory suggest`)."""
+    p.add_argument("track", help="global|memory, user, project, key, daily, reference")
+    p.add_argument("text", help=text_help)
+    p.add_argument("--cwd", help="the project directory for project/key/reference (default: .)")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--branch", help="key only: visible on this branch only")
+    scope.add_argument("--branches", help="key only: visible on these comma-separated branches only")
+
+
+def branches_of(args) -> list:
+    branches = [args.branch] if args.branch else (args.branches or "").split(",")
+    return [b for b in branches if b]
+
+
 def _add_fields(result) -> dict:
     return {"track": result.track, "file": result.file, "duplicate": result.duplicate, "reason": result.reason,
             "id": result.id, "entry": result.entry}
@@ -49,18 +65,12 @@ and nothing is written. key entries get an [id:] and an optional branch scope.""
 
     def body(out):
         p = parser("add", add.__doc__)
-        p.add_argument("track", help="global|memory, user, project, key, daily, reference")
-        p.add_argument("text", help="the entry (- reads it from stdin)")
-        p.add_argument("--cwd", help="the project directory for project/key/reference (default: .)")
-        scope = p.add_mutually_exclusive_group()
-        scope.add_argument("--branch", help="key only: visible on this branch only")
-        scope.add_argument("--branches", help="key only: visible on these comma-separated branches only")
+        entry_arguments(p, "the entry (- reads it from stdin)")
         p.add_argument("--summary", help="the entry's [summary:…] (default: its first line, 80 characters)")
         p.add_argument("--date", help="daily only: the day's file, YYYY-MM-DD (default: today)")
         p.add_argument("--json", action="store_true", help="print one JSON envelope")
         args = p.parse_args(argv)
-        branches = [args.branch] if args.branch else (args.branches or "").split(",")
-        result = Store().add(args.track, _text(args.text), cwd=args.cwd, branches=[b for b in branches if b],
+        result = Store().add(args.track, _text(args.text), cwd=args.cwd, branches=branches_of(args),
                              summary=args.summary, date=args.date)
         out.line(_add_line(result))
         return out.done(**_add_fields(result))

@@ -1,6 +1,7 @@
 """Helpers for the memory store tests: the store root, a fixed clock, real `maestro` processes."""
 
 import datetime
+import hashlib
 import os
 import subprocess
 import sys
@@ -81,3 +82,16 @@ def leftovers(root: Path):
 def git(cwd, *args):
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
                    env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1"))
+
+
+def key_file(mem_root, project):
+    """Where a project's key track lives: projects/<first 12 hex of sha1(project root)>/KEY.md."""
+    digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
+    return mem_root / "projects" / digest / "KEY.md"
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "project"
+    path.mkdir()
+    return path

@@ -2,12 +2,19 @@
 changes nothing, and `--confirm` that backs up, appends to the archive and rewrites the file."""
 
 import datetime
-import hashlib
 import json
 import os
 
 import pytest
-from memory_helpers import all_files, clean_memory_env, clock, mem_root, store  # noqa: F401
+from memory_helpers import (  # noqa: F401
+    all_files,
+    clean_memory_env,
+    clock,
+    key_file,
+    mem_root,
+    project,
+    store,
+)
 
 from maestro.memory import maintenance
 from maestro.memory.errors import StoreError
@@ -17,16 +24,6 @@ OLD = "[id:0000000a] [2020-01-01 09:00] [summary:old] old decision"
 NEW = f"[id:0000000b] [{TODAY.isoformat()} 09:00] [summary:new] new decision"
 
 
-def key_file(mem_root, project):
-    digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
-    return mem_root / "projects" / digest / "KEY.md"
-
-
-@pytest.fixture
-def project(tmp_path):
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

@@ -2,28 +2,24 @@
 `queue approve N` writes through the store (the only way a model's key entry lands), reject and
 archive leave the track untouched; numbers are stable; write-block and the lock apply."""
 
-import hashlib
 import json
 import os
 
 import pytest
-from memory_helpers import clean_memory_env, clock, leftovers, mem_root, spawn, store  # noqa: F401
+from memory_helpers import (  # noqa: F401
+    clean_memory_env,
+    clock,
+    key_file,
+    leftovers,
+    mem_root,
+    project,
+    spawn,
+    store,
+)
 
 from maestro.memory import entry as grammar
 from maestro.memory.errors import StoreError
 from maestro.memory.queue import Queue
-
-
-def key_file(mem_root, project):
-    digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
-    return mem_root / "projects" / digest / "KEY.md"
-
-
-@pytest.fixture
-def project(tmp_path):
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

@@ -13,26 +13,26 @@ import sys
 import time
 
 import pytest
-from memory_helpers import (STAMP_RE, all_files, clean_memory_env, clock, git, leftovers, mem_root,  # noqa: F401
-                            spawn, store)
+from memory_helpers import (  # noqa: F401
+    STAMP_RE,
+    all_files,
+    clean_memory_env,
+    clock,
+    git,
+    key_file,
+    leftovers,
+    mem_root,
+    project,
+    spawn,
+    store,
+)
 
 from maestro.memory import entry as grammar
-
-
-def key_file(mem_root, project):
-    digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
-    return mem_root / "projects" / digest / "KEY.md"
 
 
 def secret_anywhere(root, needle: bytes):
     return [p for p in all_files(root) if needle in p.read_bytes()]
 
-
-@pytest.fixture
-def project(tmp_path):
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
 
 
 # --------------------------------------------------------------------------------- 12–14 adds
