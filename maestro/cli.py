@@ -11,6 +11,7 @@ VERBS = {
     "gate": ("maestro.hooks.gate", "PreToolUse hook: block direct source edits by the orchestrator"),
     "inject": ("maestro.hooks.inject", "UserPromptSubmit hook: direct-edit grant and loop directive"),
     "session-start": ("maestro.hooks.session_start", "SessionStart hook: session id export and Codex pin status"),
+    "stop": ("maestro.hooks.stop", "Stop hook: memory write guard accounting and handoff; never blocks"),
     "loop": ("maestro.adapters.loop", "dispatch a plan to Codex until --verify passes locally (or recover locks)"),
     "watchdog": ("maestro.adapters.watchdog", "one Write turn under the write lease, no local verification"),
     "status": ("maestro.adapters.status", "this worktree's write lease, job lock, last provenance record, recovery"),

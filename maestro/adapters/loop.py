@@ -77,10 +77,13 @@ def verify_env() -> dict:
 
 class LoopRun:
     def __init__(self, ctx, args):
+        from maestro.adapters.run_record import RunRecorder
+
         self.ctx = ctx
         self.args = args
         self.emit = ctx.emit
         self.attempts = AttemptsLog()
+        self.recorder = RunRecorder(ctx, "loop", self.read_plan(), args["plan"], args["verify"])
         self.iteration = 0
         self.result_text = ""
         self.companion_failure = False
@@ -135,10 +138,12 @@ class LoopRun:
                 self.attempts.add(
                     f"Attempt {iteration} — RESULT: FAILED",
                     tail_lines(outcome.result, 80) + "\n" + tail_lines("\n".join(outcome.evidence), 40))
+                self.recorder.attempt(iteration, "turn-failed", f"Attempt {iteration} — RESULT: FAILED")
                 continue
             self.emit(f"LOOP: RESULT: DONE on iteration {iteration} — verifying locally: {self.args['verify']}")
             state, rc, output = self.verify()
             self.emit(f"LOOP_VERIFY: state={state} rc={rc}")
+            self.recorder.verified(state, rc, output)
             if state == "passed":
                 return 0
             if state == "interrupted":
@@ -153,6 +158,7 @@ class LoopRun:
                        f"Attempt {iteration} — claimed DONE but LOCAL verification failed {detail}: "
                        f"{self.args['verify']}")
             self.attempts.add(heading, tail_lines(output, 60))
+            self.recorder.attempt(iteration, "verify-" + state, heading, output)
         self._record_stuck()
         return 12
 
@@ -226,6 +232,7 @@ def _run(argv) -> int:
             ctx.emit(f"LOOP_RELEASE: completion downgraded to BLOCKED because the write lease could not be released "
                      f"safely (was {STATES.get(rc, rc)})")
             rc = 11
+        run.recorder.finish(STATES[rc], rc, run.iteration, run.result_text)  # before the state line: it stays last
         ctx.emit(run.describe(rc))
     return progress.final("LOOP", STATES[rc], rc)
 

@@ -1,8 +1,12 @@
 """`scout`: one read-only reconnaissance question to Codex, on the scout's own model pin.
 
-    maestro scout --query FILE
+    maestro scout --query FILE [--codemap REPO_ID SLUG [--force]]
 
-FILE holds the question; the SCOUT CONTRACT is appended. The job runs read-only under the
+FILE holds the question; the SCOUT CONTRACT is appended. With --codemap, a DONE answer is also
+saved as the project's codemap REPO_ID/SLUG in maestro memory (never in the repository): its
+source_paths are the repository files the answer cites as path:line, verified_commit is HEAD,
+confidence medium, the question is its Purpose (see maestro/memory/codemap_scout.py); an existing
+codemap is kept unless --force (checked before the job starts). The job runs read-only under the
 repository's companion job lock with the pin in `~/.codex/maestro-scout` (`model=` and `effort=`
 lines; set it with `model-select --scout <model> <effort>`), never with the debate or
 implementation pin. The reply goes to stdout. Exit: 0 DONE · 11 BLOCKED (no valid scout pin —
@@ -54,17 +58,62 @@ def scout_pin_problem() -> str:
     return f"malformed scout pin {path}; pin with: {PIN_HOWTO}"
 
 
+USAGE = "usage: scout --query FILE [--codemap REPO_ID SLUG [--force]]"
+
+
+def _arguments(argv):
+    """(query file, (repo_id, slug) or None, force)."""
+    argv = list(argv)
+    force = "--force" in argv
+    if force:
+        argv.remove("--force")
+    codemap = None
+    if "--codemap" in argv:
+        at = argv.index("--codemap")
+        if len(argv) < at + 3:
+            raise UsageError(USAGE)
+        codemap = (argv[at + 1], argv[at + 2])
+        del argv[at:at + 3]
+    if len(argv) != 2 or argv[0] != "--query" or (force and not codemap):
+        raise UsageError(USAGE)
+    return argv[1], codemap, force
+
+
+def _prepare_codemap(codemap, force):
+    from maestro.memory import codemap_scout
+    from maestro.memory.codemap_probe import CodemapError
+
+    try:
+        return codemap_scout.prepare(*codemap, force)
+    except CodemapError as exc:
+        raise UsageError(f"--codemap: {exc.message}") from None
+
+
+def _write_codemap(memory, codemap, force, query, answer) -> bool:
+    from maestro.memory import codemap_scout
+    from maestro.memory.codemap_probe import CodemapError
+
+    try:
+        result = codemap_scout.write(memory, *codemap, query.strip(), answer, force)
+    except CodemapError as exc:
+        sys.stderr.write(f"SCOUT_CODEMAP_ERROR: {exc.message}\n")
+        return False
+    sys.stdout.write(f"SCOUT_CODEMAP: {result['codemap_path']} ({len(result['source_paths'])} source paths)\n")
+    sys.stdout.flush()
+    return True
+
+
 def _run(argv) -> int:
     os.umask(0o077)
-    if len(argv) != 2 or argv[0] != "--query":
-        raise UsageError("usage: scout --query FILE")
+    query_file, codemap, force = _arguments(argv)
     try:
-        with open(argv[1], encoding="utf-8", errors="replace") as handle:
+        with open(query_file, encoding="utf-8", errors="replace") as handle:
             query = handle.read()
     except OSError as exc:
-        raise UsageError(f"query file is not readable: {argv[1]} ({exc.strerror or exc})") from None
+        raise UsageError(f"query file is not readable: {query_file} ({exc.strerror or exc})") from None
     if not query.strip():
-        raise UsageError(f"the query file is empty: {argv[1]}")
+        raise UsageError(f"the query file is empty: {query_file}")
+    memory = _prepare_codemap(codemap, force) if codemap else None
 
     from maestro.adapters.read_turn import ReadRouting
     from maestro.core.pins import read_pins
@@ -89,6 +138,8 @@ def _run(argv) -> int:
     if outcome.rc == 0:
         if not outcome.result.strip():
             sys.stderr.write(f"SCOUT_FAILED: job {outcome.job} returned an empty reply\n")
+            return progress.final(SCOPE, "FAILED", 4)
+        if codemap and not _write_codemap(memory, codemap, force, query, outcome.result):
             return progress.final(SCOPE, "FAILED", 4)
         return progress.final(SCOPE, "DONE", 0)
     if outcome.rc == 11:

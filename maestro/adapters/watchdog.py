@@ -20,6 +20,7 @@ TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FA
 
 
 def parse(argv):
+    """(plan text, plan file or None, max idle, poll)."""
     if not argv:
         raise UsageError("usage: watchdog --file PLAN [MAX_IDLE] [POLL] | watchdog \"<plan text>\" [MAX_IDLE] [POLL]")
     if argv[0] == "--file":
@@ -30,26 +31,29 @@ def parse(argv):
                 plan = handle.read()
         except OSError as exc:
             raise UsageError(f"cannot read plan file {argv[1]}: {exc.strerror or exc}") from None
-        rest = argv[2:]
+        rest, plan_path = argv[2:], argv[1]
     elif argv[0].startswith("--"):
         raise UsageError(f"unknown argument: {argv[0]}")
     else:
-        plan, rest = argv[0], argv[1:]
+        plan, rest, plan_path = argv[0], argv[1:], None
     if len(rest) > 2:
         raise UsageError(f"unknown argument: {rest[2]}")
     if not plan.strip():
         raise UsageError("the plan is empty")
     max_idle = positive_seconds("MAX_IDLE", rest[0]) if rest else 300.0
     poll = positive_seconds("POLL", rest[1]) if len(rest) > 1 else 20.0
-    return plan, max_idle, poll
+    return plan, plan_path, max_idle, poll
 
 
 def _run(argv) -> int:
-    plan, max_idle, poll = parse(argv)
+    plan, plan_path, max_idle, poll = parse(argv)
     from maestro.adapters.write_context import WriteContext
 
     ctx = WriteContext("WATCHDOG")
     ctx.signals.install()
+    from maestro.adapters.run_record import RunRecorder
+
+    recorder = RunRecorder(ctx, "watchdog", plan, plan_path)
     acquired = ctx.lease.acquire()
     if acquired != 0:
         return progress.final("WATCHDOG", {11: "BLOCKED", 4: "FAILED"}.get(acquired, "FAILED"), acquired)
@@ -73,6 +77,8 @@ def _run(argv) -> int:
             ctx.emit(f"WATCHDOG_RELEASE: completion downgraded to BLOCKED because the write lease could not be "
                      f"released safely (was {STATES.get(rc, rc)})")
             rc = 11
+        recorder.finish(STATES.get(rc, "FAILED"), rc, 1 if outcome is not None and outcome.started else 0,
+                        outcome.result if outcome is not None else "")
     return progress.final("WATCHDOG", STATES.get(rc, "FAILED"), rc if rc in STATES else 4)
 
 

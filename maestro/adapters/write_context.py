@@ -42,6 +42,7 @@ class WriteContext:
                 self.emit(knob.warning)
         self.root, self.git_dir = repository(scope, "maestro dispatches writes only in git")
         self.signals = signal_state
+        self.first_entries = self.last_entries = None
         self.transport = None
         if need_companion:
             self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause)
@@ -53,10 +54,26 @@ class WriteContext:
         return self.transport.global_writers() if self.transport is not None else None
 
     def digest(self) -> str:
+        """The tree digest the lease records; the per-path records of the first and the latest
+        observed digest are kept so that the run's outcome can name the files changed in between."""
         from maestro.core import provenance
 
-        return provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self._beat,
-                                                should_stop=self.signals.stop_requested)
+        entries = {}
+        value = provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self._beat,
+                                                 should_stop=self.signals.stop_requested, entries=entries)
+        if provenance.is_observed(value):
+            if self.first_entries is None:
+                self.first_entries = entries
+            self.last_entries = entries
+        return value
+
+    def files_changed(self):
+        """Paths whose digest record differs between the first and the latest digest of this run
+        (None when fewer than two digests were observed)."""
+        if self.first_entries is None or self.last_entries is self.first_entries:
+            return None
+        before, after = self.first_entries, self.last_entries
+        return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
     def log_dispatch(self, kind, job, session, before, after) -> None:
         from maestro.core import provenance_log

@@ -72,18 +72,20 @@ def timeout_knob(emit=None) -> float:
     return knob.value
 
 
-def digest(cwd=None, *, timeout=None, tick=None, should_stop=None, emit=None, use_cache=True, clock_ns=time.time_ns):
+def digest(cwd=None, *, timeout=None, tick=None, should_stop=None, emit=None, use_cache=True, clock_ns=time.time_ns,
+           entries=None):
     """`(tree-v3:<hex>, "")` for the worktree around `cwd`, or `(None, why)`: outside git
     (why == NOT_A_WORKTREE), any enumeration failure, the time budget, or `should_stop()`.
     `tick` (a heartbeat) runs at most once a second; `clock_ns` is the wall clock the cache's
-    freshness rule reads."""
+    freshness rule reads. A dict passed as `entries` receives each path's record (path relative to
+    the scope root -> the bytes hashed for it): two such maps name the files changed in between."""
     budget = _Budget(timeout_knob(emit) if timeout is None else timeout, tick, should_stop)
     try:
         cwd = os.fsencode(cwd or os.getcwd())
     except OSError as exc:  # the current directory was removed
         return None, f"no current directory ({exc.strerror})"
     try:
-        return _Digest(budget, use_cache, clock_ns()).run(cwd), ""
+        return _Digest(budget, use_cache, clock_ns(), entries).run(cwd), ""
     except _NoDigest as exc:
         return None, str(exc)
 
@@ -128,8 +130,9 @@ _DROPPED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", 
 
 
 class _Digest:
-    def __init__(self, budget: _Budget, use_cache: bool, started_ns: int):
+    def __init__(self, budget: _Budget, use_cache: bool, started_ns: int, entries=None):
         self.budget = budget
+        self.entries = entries
         self.use_cache = use_cache
         self.env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         self.env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
@@ -198,6 +201,8 @@ class _Digest:
                 if top is not None and top not in scanned:
                     queue.append(top)
         self.hash_pending()
+        if self.entries is not None:
+            self.collect_entries(scope, scanned)
         stream = b"".join(b"".join([b"worktree\0", root, b"\0", *scanned[root]]) for root in sorted(scanned))
         if cache_path and (self.recorded or len(self.hits) != len(self.cache)):
             records = {path: self.cache[path] for path in self.hits}
@@ -207,6 +212,13 @@ class _Digest:
             except OSError:
                 pass  # a cache is an optimisation: a read-only git dir only costs speed
         return PREFIX + final_algorithm[1](b"blob %d\0" % len(stream) + stream).hexdigest()
+
+    def collect_entries(self, scope: bytes, scanned: dict) -> None:
+        for root, chunks in scanned.items():
+            base = os.path.relpath(root, scope) if root != scope else b""
+            for chunk in chunks:  # b"path\0<path>\0type\0…"
+                path = chunk[5:chunk.index(b"\0", 5)]
+                self.entries[os.fsdecode(os.path.join(base, path) if base else path)] = chunk
 
     def scan(self, root: bytes, cache_path=None):
         """One root's entry records (file contents may still be pending) and candidate roots.

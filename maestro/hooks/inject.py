@@ -5,6 +5,9 @@
 2. Answers a Codex model-setup request with the setup procedure.
 3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
    signal: firing on every turn would teach the model to tune it out.
+4. Appends the memory write guard's fixed backlog alert while this session's guard state says so
+   (maestro/memory/guard.py; one open of a small file, no json/tomllib import; a failure there
+   only drops the alert).
 A malformed payload revokes every grant and rejects the prompt (exit 2): a grant that cannot be
 tied to a trustworthy prompt must not survive it.
 """
@@ -45,6 +48,23 @@ def context_for(prompt: str) -> str:
     return ""
 
 
+def backlog_alert(session_id: str) -> str:
+    """The write guard's backlog alert while the session's state says alert, else ''. Isolated."""
+    try:
+        from maestro import paths
+        from maestro.memory import guard
+
+        if guard.alert_due(paths.memory_dir(), session_id):
+            from maestro.hooks import messages
+
+            return messages.BACKLOG_ALERT
+    except Exception as exc:  # noqa: BLE001 - the alert is advisory: never fail the prompt for it
+        from maestro import crash
+
+        crash.record("inject:backlog", exc)
+    return ""
+
+
 def run(payload) -> str:
     if not isinstance(payload, dict) or not is_valid_session_id(payload.get("session_id")):
         raise _Revoke("invalid hook payload")
@@ -69,6 +89,7 @@ def main(argv) -> int:
         except PayloadError:
             raise _Revoke("invalid hook JSON") from None
         context = run(payload)
+        context += backlog_alert(payload["session_id"])
     except _Revoke as reason:
         return _fail_closed(str(reason))
     except Exception as exc:  # noqa: BLE001 - unexpected: revoke and leave a crash note

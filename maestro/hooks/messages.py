@@ -55,3 +55,11 @@ LOOP_DIRECTIVE = (
     '6) Never edit source files directly (the gate blocks it) unless the user says "edit it yourself".\n'
     "   Details: ~/.claude/rules/orchestrator-implementer.md\n"
 )
+
+# The write guard's fixed backlog alert (spec memory.md §2.7): added by `inject` while this
+# session's gap is at the threshold; never shows the count (maestro/memory/guard.py).
+BACKLOG_ALERT = (
+    "MEMORY BACKLOG: several tool-using turns have passed without a daily or project memory entry.\n"
+    f'Record what was learned before going on: {PYZ} memory add daily "<what changed and why>"\n'
+    f'(or, for this project\'s timeline: {PYZ} memory add project "<…>"). Only real progress, never idle filler.\n'
+)

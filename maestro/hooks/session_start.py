@@ -22,6 +22,7 @@ NOT_PINNED = "(Codex default — not pinned)"
 CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (characters)
 MEMORY_MARGIN = 200  # slack under the cap for the separator and any later line
 MEMORY_MIN_CHARS = 600  # below this the snapshot would be noise: leave it out
+PROJECT_CHARS = 2_000  # open work ("Resuming: …") and applicable patterns, ahead of the snapshot
 GIT_TIMEOUT_SEC = 2.0
 
 
@@ -112,20 +113,67 @@ def memory_context(payload: dict, pin_text: str) -> str:
     budget = CONTEXT_CAP - len(pin_text) - MEMORY_MARGIN
     if budget < MEMORY_MIN_CHARS:
         return ""
+    repair_once(root)
     from maestro.memory import snapshot
 
     cwd = payload.get("cwd")
     project = branch = None
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         project, branch = snapshot.locate(cwd, GIT_TIMEOUT_SEC)
+    work = project_work(root, project) if project else ""
+    budget -= len(work)
+    if budget < MEMORY_MIN_CHARS:
+        return work
     session_id = payload.get("session_id")
     result = snapshot.render(root, project=project, branch=branch,
                              session_id=session_id if is_valid_session_id(session_id) else None,
                              max_chars=budget - 1)
     if result.empty or not result.text:
-        return ""
+        return work
     record_cost(root, result)
-    return result.text + "\n"
+    return work + result.text + "\n"
+
+
+REPAIR_FLAG = os.path.join(".maestro-memory", "delimiter-repaired-v3")  # maestro/memory/repair.py FLAG_NAME
+
+
+def repair_once(root: str) -> None:
+    """The versioned delimiter repair (maestro/memory/repair.py) runs once per store: when its flag
+    is missing and there is something to repair. One stat otherwise. Isolated: a refused repair
+    (write-blocked, busy) leaves the flag missing, so the next session tries again; a failure
+    leaves a crash note; the snapshot renders either way."""
+    if os.path.exists(os.path.join(root, REPAIR_FLAG)):
+        return
+    try:
+        if not any(name != ".maestro-memory" for name in os.listdir(root)):
+            return  # an empty store: nothing to repair, nothing to record
+        from maestro.memory import repair
+
+        repair.repair_once_if_flag_missing(root)
+    except Exception as exc:  # noqa: BLE001 - the context must survive
+        from maestro import crash
+
+        crash.record("session-start:memory-repair", exc)
+
+
+def project_work(root: str, project: str) -> str:
+    """Open work and the patterns that apply to it (maestro/memory/project_context.py), at most
+    PROJECT_CHARS; '' when the project has no handoffs and no patterns. Failure-isolated: the
+    snapshot still renders when this part breaks."""
+    from maestro.memory.layout import Layout
+
+    directory = Layout(root).project_dir(project)
+    if not (os.path.isdir(os.path.join(directory, "handoffs")) or os.path.isfile(os.path.join(directory, "patterns.json"))):
+        return ""
+    try:
+        from maestro.memory import project_context
+
+        return project_context.render(root, project, PROJECT_CHARS, GIT_TIMEOUT_SEC)
+    except Exception as exc:  # noqa: BLE001 - the snapshot must survive a broken project part
+        from maestro import crash
+
+        crash.record("session-start:project-work", exc)
+        return ""
 
 
 def record_cost(root: str, result) -> None:

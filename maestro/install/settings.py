@@ -21,6 +21,7 @@ HOOKS = (
     ("PreToolUse", PRETOOL_MATCHER, "gate", 10),
     ("UserPromptSubmit", None, "inject", 10),
     ("SessionStart", None, "session-start", 15),
+    ("Stop", None, "stop", 10),  # always: the write guard (when enabled) and the handoff share it
 )
 OUR_VERBS = frozenset(("gate", "inject", "session-start", "stop"))
 ORIGINAL_HOOK_SCRIPTS = ("orchestrator-gate.mjs", "orchestrator-inject.mjs", "session-start.mjs")

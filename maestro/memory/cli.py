@@ -32,6 +32,13 @@ SUBCOMMANDS = {
     "queue": ("maestro.memory.queue:main", "the suggestion queue: list | approve N | reject N | archive N"),
     "snapshot": ("maestro.memory.cli:snapshot", "print the bounded session-start snapshot (--json: with stats)"),
     "health": ("maestro.memory.health:main", "print the five-dimension health score and the render cost per section"),
+    "outcome": ("maestro.memory.outcome_cli:main", "task outcomes: save one by hand | list (loop/watchdog record theirs)"),
+    "patterns": ("maestro.memory.patterns:main", "patterns and things to avoid (list | add | remove | extract from outcomes)"),
+    "skill": ("maestro.memory.skills:main", "candidate skills: list | show | promote (person-only) | archive | restore"),
+    "codemap-init": ("maestro.memory.codemap:init_main", "create a codemap of a module (source paths, verified commit)"),
+    "codemap-probe": ("maestro.memory.codemap:probe_main", "is a codemap stale? (sources changed since verified_commit)"),
+    "codemap-audit": ("maestro.memory.codemap:audit_main", "probe every codemap of the project; summary, exit 1 if any is stale"),
+    "mcp": ("maestro.memory.mcp:main", "serve the store to Claude Code as MCP tools over stdio (key writes are queued)"),
 }
 
 

@@ -12,7 +12,8 @@ Order (§2.6; Global before User, as the reference code does):
     # Project Context      projects/<h>/MEMORY.md         1024 B, newest 4, each cut to 600 chars; project only
     # Project Knowledge    projects/<h>/REFERENCE.md      its first 2048 chars; project only
     # Recent Daily         yesterday's last, then today's 512 B, at most 2
-    (# ⚠️ Memory Write Backlog — reserved for the write guard; not rendered yet)
+    # ⚠️ Memory Write Backlog  a fixed text while session_id's write-guard state says alert
+                           (maestro/memory/guard.py; never the count; no stats row, like the note)
     the discipline note    always last, exactly once; no stats row
 
 fitSection (§2.6): the newest entry is always kept — over the cap with a `[summary:…]` it is
@@ -60,6 +61,12 @@ SECTIONS = {
     "recentDaily": ("# Recent Daily", 512, 2),
 }
 PROJECT_SECTIONS = ("key", "autoRecall", "reference")
+
+BACKLOG_TITLE = "# ⚠️ Memory Write Backlog"
+BACKLOG_TEXT = (
+    "Several tool-using turns have passed without a daily or project memory entry. Record what was "
+    "learned now (maestro memory add daily …, or add project … for this project's timeline)."
+)
 
 NOTE = (
     "Memory discipline: add a daily entry only for a turn with real progress, never idle filler "
@@ -317,7 +324,7 @@ def _section(key: str, sources: Sources, cap: int, budget: int):
 
 
 def compose(sources: Sources, project: bool, session_id=None, session_name=None, caps=None,
-            scale: float = 1.0) -> Snapshot:
+            scale: float = 1.0, backlog: bool = False) -> Snapshot:
     caps = dict(caps or {})
     blocks, rows = [], []
     if session_id or session_name:
@@ -335,6 +342,8 @@ def compose(sources: Sources, project: bool, session_id=None, session_name=None,
         if body:
             empty = False
             blocks.append(f"{title}\n{body}")
+    if backlog:
+        blocks.append(f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}")
     blocks.append(NOTE)
     text = collapse_braces("\n\n".join(blocks)) + "\n"
     return Snapshot(text, rows, empty, scale=scale)
@@ -344,23 +353,29 @@ def render(root: str, project: str = None, branch: str = None, session_id=None, 
            today: datetime.date = None, caps=None, max_chars: int = None) -> Snapshot:
     """The snapshot of the store at `root` for the project root `project` (None: no project sections)
     and `branch` (None: no branch filter). `caps` overrides section caps by key; `max_chars` bounds
-    the whole text (characters), scaling every cap down when needed."""
+    the whole text (characters), scaling every cap down when needed. With a `session_id` whose
+    write-guard state says alert, the fixed backlog section comes just before the note."""
     branch = branch if branch and branch != "HEAD" else None
     sources = read_sources(root, project, branch, today)
-    snap = compose(sources, bool(project), session_id, session_name, caps)
+    backlog = False
+    if session_id is not None:
+        from maestro.memory import guard
+
+        backlog = guard.alert_due(root, session_id)
+    snap = compose(sources, bool(project), session_id, session_name, caps, backlog=backlog)
     if max_chars is None or len(snap.text) <= max_chars:
         return snap
     scale = 1.0
     for _ in range(6):
         scale *= max(max_chars / len(snap.text), 0.05) * 0.9
-        snap = compose(sources, bool(project), session_id, session_name, caps, scale)
+        snap = compose(sources, bool(project), session_id, session_name, caps, scale, backlog)
         if len(snap.text) <= max_chars:
             return snap
-    tail = "\n\n" + NOTE + "\n"
+    tail = "\n\n" + (f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}\n\n" if backlog else "") + NOTE + "\n"
     room = max_chars - len(tail) - len(TRUNCATED)
     if room <= 0:
         snap.text, snap.clipped = "", True
         return snap
-    head = snap.text[: len(snap.text) - len(NOTE) - 3][:room]
+    head = snap.text[: len(snap.text) - len(tail)][:room]
     snap.text, snap.clipped = head + TRUNCATED + tail, True
     return snap

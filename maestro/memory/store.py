@@ -133,7 +133,22 @@ class Store:
         with self.transaction() as tx:
             results = [self._at(i, indexed, self._add, tx, item) for i, item in enumerate(prepared)]
             tx.commit()
+        self._note_write([r.track for r in results if not r.duplicate])
         return results
+
+    def _note_write(self, tracks) -> None:
+        """Tell the write guard (maestro/memory/guard.py) that this session really wrote a daily or
+        project entry. Failure-isolated: the add is committed and must not fail over telemetry."""
+        if not any(track in ("daily", "project") for track in tracks):
+            return
+        try:
+            from maestro.memory import guard
+
+            guard.note_write(self.root, tracks)
+        except Exception as exc:  # noqa: BLE001 - never fail a committed add
+            from maestro import crash
+
+            crash.record("memory:guard-note-write", exc)
 
     @staticmethod
     def _at(index: int, indexed: bool, func, *args):

@@ -6,8 +6,9 @@
 Opt-in per project: the first `--remote URL` creates a private git work area
 `<store>/.maestro-memory/sync/<h>/` (a plain repository, 0700, whose `origin` is URL; later syncs
 reuse it, `--remote` again changes it). Without one, sync makes no git calls and exits 3. The remote
-holds branch `maestro-memory/<h>` with `projects/<h>/{KEY.md, MEMORY.md, KEY-archive.md}`.
-TODOS.md is not synced yet (it belongs to the todo track, which has its own header format).
+holds branch `maestro-memory/<h>` with `projects/<h>/{KEY.md, MEMORY.md, KEY-archive.md, TODOS.md}`.
+The project's todo list `TODOS.md` syncs the same way; its entries carry their id after the
+date (`[YYYY-MM-DD HH:MM] [id: 8hex] …`, maestro/memory/todos.py), so ids are read per file.
 
 One sync: fetch the branch (no lock held), then under `Store.transaction()` (lock, write-block,
 drift guard) merge each file, union by id, against the last-sync id set kept per project in
@@ -47,7 +48,27 @@ from maestro.memory import entry as grammar
 from maestro.memory.errors import StoreError
 from maestro.memory.txn import check_write_block, make_private_dirs
 
-FILES = ("KEY.md", "MEMORY.md", "KEY-archive.md")
+FILES = ("KEY.md", "MEMORY.md", "KEY-archive.md", "TODOS.md")
+TODO_FILE = "TODOS.md"
+
+
+def todo_id(entry: str):
+    from maestro.memory import todos
+
+    todo = todos.parse(entry)
+    return todo.id if todo else None
+
+
+def id_reader(name: str):
+    """How a file's entries name their id: the memory grammar's `[id:]`, or a todo's."""
+    return todo_id if name == TODO_FILE else grammar.entry_id
+
+
+def with_new_id(name: str, entry: str, old: str, new: str) -> str:
+    if name != TODO_FILE:
+        return grammar.with_parts(entry, id=grammar.token("id", new))
+    first, sep, rest = entry.partition("\n")
+    return re.sub(r"\[id:[ \t]*" + re.escape(old) + r"\]", f"[id: {new}]", first, count=1, flags=re.I) + sep + rest
 STATE_VERSION = 1
 LOCAL_TIMEOUT_SEC = 30
 NETWORK_TIMEOUT_SEC = 120
@@ -114,15 +135,15 @@ def project_state(state: dict, h: str) -> dict:
 # --- merge (pure) ----------------------------------------------------------------------------
 
 
-def merge(local: list, remote: list, last_ids, overrides=()) -> tuple:
+def merge(local: list, remote: list, last_ids, overrides=(), id_of=grammar.entry_id) -> tuple:
     """(merged entries, conflicts, added count) for one file. `overrides`: ids whose local state
     (present or absent) wins without a conflict, set by `--resolve local|both`."""
     last_ids, overrides = set(last_ids), set(overrides)
-    local_by_id = {grammar.entry_id(e): e for e in local if grammar.entry_id(e)}
+    local_by_id = {id_of(e): e for e in local if id_of(e)}
     merged, conflicts, added = list(local), [], 0
     keys = {compose.dedupe_key(e) for e in merged}
     for entry in remote:
-        eid = grammar.entry_id(entry)
+        eid = id_of(entry)
         if eid is None:
             if compose.dedupe_key(entry) not in keys:
                 merged.append(entry)
@@ -247,7 +268,7 @@ def sync(store, cwd=None, remote=None) -> dict:
             path = os.path.join(pdir, name)
             local = tx.read(path)
             merged, found, added = merge(local, remote_files[name], ps["lastSync"].get(name, ()),
-                                         ps["overrides"].get(name, ()))
+                                         ps["overrides"].get(name, ()), id_reader(name))
             if merged != local:
                 tx.stage(path, merged)
             files[name] = {"merged": merged, "local": len(local), "remote": len(remote_files[name]), "added": added}
@@ -278,7 +299,7 @@ def sync(store, cwd=None, remote=None) -> dict:
     with store.transaction():
         state = load_state(lay)
         ps = project_state(state, h)
-        ps["lastSync"] = {name: sorted({grammar.entry_id(e) for e in info["merged"]} - {None})
+        ps["lastSync"] = {name: sorted({id_reader(name)(e) for e in info["merged"]} - {None})
                           for name, info in files.items()}
         ps["overrides"] = {}
         ps["conflicts"] = []
@@ -302,7 +323,8 @@ def resolve(store, how: str, cwd=None, only_id=None) -> list:
         for c in todo:
             path = os.path.join(pdir, c["file"])
             entries = tx.read(path)
-            index = next((i for i, e in enumerate(entries) if grammar.entry_id(e) == c["id"]), None)
+            id_of = id_reader(c["file"])
+            index = next((i for i, e in enumerate(entries) if id_of(e) == c["id"]), None)
             if how == "remote":
                 if index is None:
                     entries.append(c["remote"])
@@ -313,11 +335,11 @@ def resolve(store, how: str, cwd=None, only_id=None) -> list:
                 if c["id"] not in ps["overrides"][c["file"]]:
                     ps["overrides"][c["file"]].append(c["id"])
                 if how == "both":
-                    ids = {grammar.entry_id(e) for e in entries}
+                    ids = {id_of(e) for e in entries}
                     new_id = secrets.token_hex(4)
                     while new_id in ids:
                         new_id = secrets.token_hex(4)
-                    copy = grammar.with_parts(c["remote"], id=grammar.token("id", new_id))
+                    copy = with_new_id(c["file"], c["remote"], c["id"], new_id)
                     if compose.dedupe_key(copy) not in {compose.dedupe_key(e) for e in entries}:
                         entries.append(copy)
             tx.stage(path, entries)

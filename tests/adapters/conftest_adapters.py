@@ -99,9 +99,9 @@ def command(*args):
             "raise SystemExit(main(sys.argv[1:]))" % str(ROOT), *args]
 
 
-def run(*args, cwd=None, timeout=60, env=None) -> Run:
+def run(*args, cwd=None, timeout=60, env=None, stdin="") -> Run:
     proc = subprocess.run(command(*args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, **(env or {})))
+                          env=dict(os.environ, **(env or {})), input=stdin)
     return Run(proc.returncode, proc.stdout, proc.stderr)
 
 

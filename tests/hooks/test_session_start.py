@@ -603,7 +603,9 @@ def test_a_render_records_one_sample_per_shown_section(maestro, home, tmp_path, 
     assert render["total"] == len(memory_part.encode()) - 1  # the snapshot text, without the blank line
     start(maestro, body)
     assert len(cost_ring(root)) == 2
-    assert sorted(p.name for p in (root / ".maestro-memory").iterdir()) == ["cost.json", "cost.lock"]
+    # the cost ring, and the once-per-store repair's flag (and the store lock it took)
+    assert sorted(p.name for p in (root / ".maestro-memory").iterdir()) == [
+        "cost.json", "cost.lock", "delimiter-repaired-v3", "store.lock"]
     assert not (home / ".maestro" / "logs").exists()
 
 
@@ -614,7 +616,8 @@ def test_an_empty_or_absent_store_records_nothing(maestro, home, tmp_path, monke
     root.mkdir(parents=True)
     (root / "MEMORY.md").write_bytes(b"")
     start(maestro)
-    assert not (root / ".maestro-memory").exists()
+    assert not (root / ".maestro-memory" / "cost.json").exists()  # only the once-per-store repair flag
+    assert sorted(p.name for p in (root / ".maestro-memory").iterdir()) == ["delimiter-repaired-v3", "store.lock"]
 
 
 def test_an_unwritable_cost_ring_keeps_the_rendered_context(maestro, home, monkeypatch):

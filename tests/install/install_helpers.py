@@ -14,7 +14,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYTHON = os.path.realpath(sys.executable)
-VERBS = (("PreToolUse", "gate", 10), ("UserPromptSubmit", "inject", 10), ("SessionStart", "session-start", 15))
+VERBS = (("PreToolUse", "gate", 10), ("UserPromptSubmit", "inject", 10), ("SessionStart", "session-start", 15),
+         ("Stop", "stop", 10))
 BASE_KEYS = (
     "hooks/maestro.pyz",
     "rules/coding-discipline.md",

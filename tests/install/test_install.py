@@ -179,7 +179,7 @@ def test_t3_foreign_similar_commands_survive_install_and_uninstall(maestro, home
         assert commands.count(command) == 1, command
     ours = [c for c in commands if c not in foreign]
     assert sorted(ours) == sorted(H.managed_command(home, verb) for _, verb, _ in H.VERBS)
-    assert len(H.maestro_entries(home, value)) == 3
+    assert len(H.maestro_entries(home, value)) == len(H.VERBS)
 
     H.assert_ok(maestro("uninstall"))
 
@@ -229,7 +229,7 @@ def test_t5_settings_backup_holds_exact_pre_merge_bytes_each_time(maestro, home)
     assert backup.read_bytes() == second_raw
     merged = H.read_json(H.settings_path(home))
     assert merged["theme"] == "two"
-    assert len(H.maestro_entries(home, merged)) == 3
+    assert len(H.maestro_entries(home, merged)) == len(H.VERBS)
 
 
 def test_t5_no_backup_written_when_settings_did_not_exist(maestro, home):
@@ -584,7 +584,7 @@ def test_hook_commands_use_absolute_interpreter_and_isolated_flags(maestro, home
     result = H.assert_ok(maestro("install"))
 
     value = H.read_json(H.settings_path(home))
-    assert set(value["hooks"]) == {"PreToolUse", "UserPromptSubmit", "SessionStart"}
+    assert set(value["hooks"]) == {"PreToolUse", "UserPromptSubmit", "SessionStart", "Stop"}
     for event, verb, timeout in H.VERBS:
         blocks = value["hooks"][event]
         assert len(blocks) == 1
@@ -600,7 +600,7 @@ def test_hook_commands_use_absolute_interpreter_and_isolated_flags(maestro, home
         assert os.path.isabs(words[0]) and words[0] == os.path.realpath(sys.executable)
         assert words[1:] == ["-I", "-S", str(H.installed_pyz(home)), verb]
         assert marker == f"maestro-managed:{verb}"
-    assert "[maestro] registered 3 maestro hook entries in settings.json" in H.out_lines(result)
+    assert "[maestro] registered 4 maestro hook entries in settings.json" in H.out_lines(result)
     assert f"[maestro] hooks run: {H.PYTHON} -I -S {shlex.quote(str(H.installed_pyz(home)))} gate" in H.out_lines(result)
 
 
@@ -633,11 +633,12 @@ def test_reinstall_with_other_interpreter_updates_entries_in_place(maestro, home
         "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [before_hook, stale["PreToolUse"], after_hook]}],
         "UserPromptSubmit": [{"hooks": [stale["UserPromptSubmit"]]}],
         "SessionStart": [{"hooks": [before_hook, stale["SessionStart"]]}],
+        "Stop": [{"hooks": [stale["Stop"]]}],
     }})
 
     result = H.assert_ok(maestro("install"))
 
-    assert "[maestro] registered 3 maestro hook entries in settings.json" in H.out_lines(result)
+    assert "[maestro] registered 4 maestro hook entries in settings.json" in H.out_lines(result)
     value = H.read_json(H.settings_path(home))
     timeouts = {event: timeout for event, _, timeout in H.VERBS}
     fresh = {event: {"type": "command", "command": H.managed_command(home, verb), "timeout": timeouts[event]}
@@ -646,6 +647,7 @@ def test_reinstall_with_other_interpreter_updates_entries_in_place(maestro, home
         "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [before_hook, fresh["PreToolUse"], after_hook]}],
         "UserPromptSubmit": [{"hooks": [fresh["UserPromptSubmit"]]}],
         "SessionStart": [{"hooks": [before_hook, fresh["SessionStart"]]}],
+        "Stop": [{"hooks": [fresh["Stop"]]}],
     }
     assert old_python not in H.settings_path(home).read_text()
 
@@ -665,9 +667,10 @@ def test_duplicate_managed_entries_collapse_to_one(maestro, home):
     assert "[maestro] registered 2 maestro hook entries in settings.json" in H.out_lines(result)
     value = H.read_json(H.settings_path(home))
     entries = H.maestro_entries(home, value)
-    assert sorted(event for event, _, _ in entries) == ["PreToolUse", "SessionStart", "UserPromptSubmit"]
+    assert sorted(event for event, _, _ in entries) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
     assert [c for _, _, _, c in H.all_commands(value) if "maestro-managed" in c] == [
-        H.managed_command(home, "gate"), H.managed_command(home, "inject"), H.managed_command(home, "session-start")]
+        H.managed_command(home, "gate"), H.managed_command(home, "inject"), H.managed_command(home, "session-start"),
+        H.managed_command(home, "stop")]
     assert "echo keep" in [c for _, _, _, c in H.all_commands(value)]
 
     again = H.assert_ok(maestro("install"))
@@ -809,7 +812,7 @@ def test_settings_with_bom_and_unicode_is_merged(maestro, home):
     value = json.loads(text)  # no BOM left behind: plain json.loads accepts it
     assert value["theme"] == "d\u00e4rk" and value["note"] == "\u2713"
     assert "d\u00e4rk".encode() in text  # written as UTF-8, not \\u escapes
-    assert len(H.maestro_entries(home, value)) == 3
+    assert len(H.maestro_entries(home, value)) == len(H.VERBS)
     assert H.settings_path(home).with_name("settings.json.maestro.bak").read_bytes() == raw
 
 
@@ -818,7 +821,7 @@ def test_no_claude_dir_at_all_is_created_from_scratch(maestro, home, built_pyz):
 
     _prefixed(result)
     assert H.installed_pyz(home).read_bytes() == Path(built_pyz).read_bytes()
-    assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == 3
+    assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == len(H.VERBS)
 
 
 def test_companion_warning_only_when_plugin_missing(maestro, home):

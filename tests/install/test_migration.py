@@ -72,6 +72,7 @@ def _expected_hooks(home):
         # the original's emptied block is dropped; inject joins the remaining matcherless block
         "UserPromptSubmit": [{"hooks": [FOREIGN_PROMPT, ours("inject")]}],
         "SessionStart": [{"hooks": [ours("session-start")]}],
+        "Stop": [{"hooks": [ours("stop")]}],
     }
 
 
@@ -90,7 +91,7 @@ def test_install_migrates_an_original_maestro_install(maestro, home, built_pyz):
     # maestro's files replace the original's rules
     for key in H.BASE_KEYS:
         assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
-    # settings: original commands gone, foreign kept, exactly maestro's three present
+    # settings: original commands gone, foreign kept, exactly maestro's four present
     value = H.read_json(H.settings_path(home))
     assert value["theme"] == "dark"
     assert value["hooks"] == _expected_hooks(home)

@@ -353,5 +353,5 @@ def test_reinstall_after_uninstall_round_trips(maestro, home, built_pyz):
 
     for key in H.BASE_KEYS + H.WORKFLOW_KEYS:
         assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
-    assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == 3
+    assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == len(H.VERBS)
     assert (home / ".maestro" / "ask-on-start").is_file()

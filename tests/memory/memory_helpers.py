@@ -84,6 +84,20 @@ def git(cwd, *args):
                    env=dict(os.environ, GIT_CONFIG_NOSYSTEM="1"))
 
 
+def git_repo(path: Path, files=("app.py",), content="VALUE = 1\n") -> Path:
+    """A committed git repository at `path` holding `files` (parents created)."""
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "t@example.com")
+    git(path, "config", "user.name", "t")
+    for name in files:
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(content)
+    git(path, "add", ".")
+    git(path, "commit", "-qm", "init")
+    return path.resolve()
+
+
 def key_file(mem_root, project):
     """Where a project's key track lives: projects/<first 12 hex of sha1(project root)>/KEY.md."""
     digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]

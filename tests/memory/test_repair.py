@@ -83,6 +83,27 @@ def test_41_repair_once_never_raises_and_keeps_the_flag_absent_when_blocked(mem_
     assert not flag(mem_root).exists() and malformed.read_text(encoding="utf-8") == MALFORMED
 
 
+def test_41_session_start_runs_the_repair_once_while_the_flag_is_missing(maestro, mem_root, malformed):
+    from maestro.hooks import session_start
+
+    assert session_start.REPAIR_FLAG == os.path.relpath(flag(mem_root), mem_root)
+    first = maestro("session-start", stdin=b'{"session_id": "s1", "source": "startup"}')
+    assert first.rc == 0 and "alpha" in first.out and "beta" in first.out
+    assert malformed.read_text(encoding="utf-8") == REPAIRED and flag(mem_root).exists()
+    assert len(list(mem_root.glob("MEMORY.md.bak.*"))) == 1
+    malformed.write_text(MALFORMED, encoding="utf-8")  # drift again: later sessions leave it alone
+    assert maestro("session-start", stdin=b'{"session_id": "s2", "source": "startup"}').rc == 0
+    assert malformed.read_text(encoding="utf-8") == MALFORMED
+
+
+def test_41_a_blocked_session_start_repair_keeps_the_context_and_retries_later(maestro, mem_root, malformed):
+    (mem_root / ".maestro-memory").mkdir()
+    (mem_root / ".maestro-memory" / "write-block.json").write_text('{"blocked": true}')
+    result = maestro("session-start", stdin=b'{"session_id": "s1", "source": "startup"}')
+    assert result.rc == 0 and "Codex pin" in result.out and "alpha" in result.out
+    assert not flag(mem_root).exists() and malformed.read_text(encoding="utf-8") == MALFORMED
+
+
 # ------------------------------------------------------------------------- canonical, idempotent
 
 

@@ -183,3 +183,44 @@ def test_merge_is_pure_and_handles_idless_entries():
     plain = "[2024-05-01 10:00] [summary:x] plain note"
     merged, conflicts, added = sync_mod.merge([A1], [A1, plain, "[2024-05-01 10:00] plain note"], ["0000000a"])
     assert merged == [A1, plain] and conflicts == [] and added == 1
+
+
+def todo_add(maestro, world, name, text):
+    result = maestro("memory", "todo", "add", text, "--list", "project", "--cwd", str(world["project"]),
+                     env={"MAESTRO_MEMORY_DIR": str(world["roots"][name])})
+    assert result.rc == 0, result.err
+    return result
+
+
+def todo_texts(world, name):
+    path = key_path(world, name, "TODOS.md")
+    entries = [e for e in path.read_text().split("\n§\n") if e.strip()] if path.exists() else []
+    return sorted(e.split("\n", 1)[1].strip() for e in entries if e.startswith("["))
+
+
+def test_project_todos_sync_by_their_id_in_both_directions(maestro, world):
+    todo_add(maestro, world, "one", "write the migration")
+    todo_add(maestro, world, "two", "review the api")
+    assert run_sync(maestro, world, "one").rc == 0
+    second = run_sync(maestro, world, "two", "--json")
+    assert second.rc == 0, second.err
+    assert json.loads(second.out)["files"]["TODOS.md"]["added"] == 1
+    assert run_sync(maestro, world, "one", remote=False).rc == 0
+    assert todo_texts(world, "one") == todo_texts(world, "two") == ["review the api", "write the migration"]
+    again = run_sync(maestro, world, "one", remote=False)
+    assert "TODOS.md: 3 local, 3 remote, 0 added" in again.out  # the comment header + 2 todos
+
+
+def test_a_todo_changed_since_the_last_sync_is_a_conflict_resolved_both_with_a_fresh_id(maestro, world):
+    todo_add(maestro, world, "one", "ship it")
+    assert run_sync(maestro, world, "one").rc == 0
+    path_one = key_path(world, "one", "TODOS.md")
+    path_one.write_text(path_one.read_text().replace("ship it", "ship it on monday"))
+    clash = run_sync(maestro, world, "one", remote=False)
+    assert clash.rc == 4 and "modifiedBoth" in clash.out
+    env = {"MAESTRO_MEMORY_DIR": str(world["roots"]["one"])}
+    assert maestro("memory", "sync", "--resolve", "both", "--cwd", str(world["project"]), env=env).rc == 0
+    assert todo_texts(world, "one") == ["ship it", "ship it on monday"]
+    ids = [sync_mod.todo_id(e) for e in path_one.read_text().split("\n§\n") if sync_mod.todo_id(e)]
+    assert len(set(ids)) == 2
+    assert run_sync(maestro, world, "one", remote=False).rc == 0
