@@ -2,6 +2,8 @@
 
 `loop` and `watchdog` record one automatically when they end; `save` lets a person record one by
 hand (what worked, what did not), which `memory patterns extract` mines like the automatic ones.
+Saving a finished state (VERIFIED_DONE, DONE) for a task id also clears that task's open handoff,
+so work finished outside the loop stops showing as "Resuming: …" at session start.
 """
 
 import sys
@@ -46,7 +48,14 @@ def _save(out, argv) -> int:
     memory = project.ProjectMemory.for_cwd(args.cwd)
     path = outcomes.save(memory, value)
     out.line(f"saved outcome {value['id']}: {args.state} — {one_line(title, 100)}")
-    return out.done(id=value["id"], path=path, outcome=value)
+    cleared = False
+    if args.state not in outcomes.OPEN_STATES:  # finished by hand: session-start stops offering to resume it
+        from maestro.memory import handoffs
+
+        cleared = handoffs.remove(memory, task_id)
+        if cleared:
+            out.line(f"cleared the open handoff of task {task_id}")
+    return out.done(id=value["id"], path=path, outcome=value, cleared_handoff=cleared)
 
 
 def _list(out, argv) -> int:

@@ -382,3 +382,18 @@ def test_unknown_action_and_bare_verb(maestro, proj):
     assert maestro("memory", "outcome").rc == 3
     helped = maestro("memory", "outcome", "--help")
     assert helped.rc == 0 and helped.out.startswith("usage: maestro memory outcome")
+
+
+def test_a_done_outcome_saved_by_hand_clears_the_tasks_open_handoff(maestro, proj):
+    from maestro.memory import handoffs
+
+    memory = project.ProjectMemory.for_cwd(str(proj))
+    handoffs.write(memory, task_id="fix-login", kind="loop", title="Fix login", state="STUCK", next_command="x")
+    still_open = maestro("memory", "outcome", "save", "--title", "Fix login", "--state", "BLOCKED",
+                         "--task-id", "fix-login", "--cwd", str(proj))
+    assert still_open.rc == 0 and "cleared" not in still_open.out
+    assert [h["task_id"] for h in handoffs.load_open(memory)] == ["fix-login"]
+    done = maestro("memory", "outcome", "save", "--title", "Fix login", "--state", "DONE", "--task-id", "fix-login",
+                   "--cwd", str(proj))
+    assert done.rc == 0 and "cleared the open handoff of task fix-login" in done.out
+    assert handoffs.load_open(memory) == []
