@@ -83,8 +83,22 @@ def load_open(memory) -> list:
         if (not isinstance(value, dict) or value.get("version") != VERSION or value.get("task_id") != task_id
                 or (value.get("kind") != "session" and value.get("state") not in OPEN_STATES)):
             continue
-        found.append(value)
+        found.append(_normalised(value))
     return sorted(found, key=lambda item: str(item.get("updated_at")), reverse=True)
+
+
+def _normalised(value: dict) -> dict:
+    """A record from disk with every field the readers use in its expected type (a hand-edited
+    file may hold anything): text fields str or None, files a list of str, iterations int or None."""
+    out = dict(value)
+    for field in ("title", "plan", "state", "next_command", "questions", "doing", "updated_at"):
+        if out.get(field) is not None and not isinstance(out[field], str):
+            out[field] = None
+    files = out.get("files")
+    out["files"] = [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
+    iterations = out.get("iterations")
+    out["iterations"] = iterations if isinstance(iterations, int) and not isinstance(iterations, bool) else None
+    return out
 
 
 def one_line(text, limit: int) -> str:
