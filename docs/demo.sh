@@ -96,6 +96,10 @@ set -e
 echo "exit $rc (STUCK)"; [ "$rc" -eq 12 ]
 echo "--- the plan now ends with:"; tail -n 8 "$DEMO_HOME/plan-2.md"
 
+say "what maestro learned: both runs left an outcome; the stuck one is open work for the next session"
+(cd "$REPO_DIR" && "$PYTHON" "$PYZ" memory outcome list)
+hook session-start "{\"session_id\":\"demo-2\",\"source\":\"startup\",\"cwd\":\"$REPO_DIR\"}" | head -n 3
+
 say "a read-only debate turn: Claude argues, Codex answers with a stance and converges"
 printf '%s' '{"turn_seconds": 0, "final_message": "STANCE: AGREE\nA module-level constant is fine here; a config file would be speculative.\nCONVERGED: keep VALUE in app.py"}' \
   > "$FAKE_COMPANION_KNOBS"

@@ -9,10 +9,12 @@ input, 4 for a refused or failed write (see maestro/memory/errors.py for the rea
 
 import argparse
 import json
+import os
 import sys
 
 from maestro.cli_support import Parser
 from maestro.errors import Exit, MaestroError
+from maestro.hooks.policy import is_valid_session_id
 
 ENVELOPE_VERSION = 1
 
@@ -116,12 +118,17 @@ budget; see maestro/memory/snapshot.py. Reads only: nothing is written. --cwd pi
         p = parser("snapshot", snapshot.__doc__)
         p.add_argument("--cwd", help="the project directory (default: .)")
         p.add_argument("--branch", help="the branch for key entries (default: git's current branch)")
+        p.add_argument("--session", help="render as session-start would for this session id (its write-guard "
+                                         "backlog section included); default: $MAESTRO_SESSION_ID")
         p.add_argument("--json", action="store_true", help="print one JSON envelope with per-section stats")
         args = p.parse_args(argv)
         project, branch = snap.locate(args.cwd or ".")
         if args.branch is not None:
             branch = args.branch.strip() or None
-        result = snap.render(Store().root, project=project, branch=branch)
+        session = args.session if args.session is not None else os.environ.get("MAESTRO_SESSION_ID")
+        if session is not None and not is_valid_session_id(session):
+            raise MaestroError(f"invalid session id {session[:80]!r}", Exit.USAGE)
+        result = snap.render(Store().root, project=project, branch=branch, session_id=session or None)
         if not out.as_json:
             sys.stdout.write(result.text)
         return out.done(project=project, branch=branch, text=result.text, **result.as_dict())

@@ -132,11 +132,22 @@ def resume_line(value: dict) -> str:
         return one_line(line, LINE_LIMIT)
     iterations = value.get("iterations")
     after = f" after {iterations} iteration{'s' if iterations != 1 else ''}" if isinstance(iterations, int) else ""
-    step = value.get("next_command") or ""
-    if value.get("state") == "NEEDS_ANSWERS" and value.get("plan"):
-        step = f"answer QUESTIONS in {value['plan']}"
+    step = short_step(value.get("state"), value.get("plan")) or value.get("next_command") or ""
     line = f"Resuming: {one_line(value.get('title'), 100)} — {value.get('state')}{after}; {one_line(step, 200)}"
     return one_line(line, LINE_LIMIT)
+
+
+def short_step(state: str, plan: str):
+    """The next step as one short clause for the resume line (the handoff keeps the full command)."""
+    if not plan:
+        return None
+    if state == "NEEDS_ANSWERS":
+        return f"answer QUESTIONS in {plan}"
+    if state == "STUCK":
+        return f"re-plan or debate the root cause (attempt history in {plan})"
+    if state in ("BLOCKED", "POISONED"):
+        return f"check `maestro status`, resolve the blocker, then re-run the loop on {plan}"
+    return f"re-run the loop on {plan}"
 
 
 def resume_lines(memory, limit: int = MAX_LINES) -> list:

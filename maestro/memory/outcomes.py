@@ -51,12 +51,21 @@ def task_id_for_plan(plan_path: str) -> str:
     return f"{stem}-{sha1(absolute.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
 
 
+GENERIC_HEADINGS = frozenset(("plan", "task", "todo", "objective", "goal", "overview", "summary", "context",
+                              "the plan", "implementation plan"))
+_LABEL = re.compile(r"^(objective|goal|task|summary)\s*:\s*", re.I)
+
+
 def plan_title(text: str, limit: int = 120) -> str:
-    """The first Markdown heading, else the first non-empty line, one line and bounded."""
+    """The first Markdown heading that says something (not a bare "Plan"/"Task"…), else the first
+    other line with a leading "Objective:"-style label dropped; one line and bounded."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    heading = next((line for line in lines if line.startswith("#")), None)
-    title = (heading.lstrip("#").strip() if heading else (lines[0] if lines else "")) or "(untitled plan)"
-    title = "".join(ch if ch.isprintable() else " " for ch in title)
+    headings = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+    title = next((h for h in headings if h and h.casefold().rstrip(":") not in GENERIC_HEADINGS), None)
+    if title is None:
+        body = next((line for line in lines if not line.startswith("#")), None)
+        title = _LABEL.sub("", body) if body else (headings[0] if headings else "")
+    title = "".join(ch if ch.isprintable() else " " for ch in title or "(untitled plan)")
     return title if len(title) <= limit else title[: limit - 1] + "…"
 
 

@@ -300,3 +300,15 @@ def test_a_clipped_snapshot_keeps_the_backlog_and_the_note(mem_root):
     snap = snapshot.render(root, session_id=SID, max_chars=900)
     assert len(snap.text) <= 900
     assert snapshot.BACKLOG_TITLE in snap.text and snap.text.endswith(snapshot.NOTE + "\n")
+
+
+def test_memory_snapshot_shows_the_backlog_for_the_given_or_exported_session(maestro, home):
+    root = str(home / ".maestro" / "memory")
+    guard.write_state(root, "sess-alert", dict(guard.fresh_state(), gap=2, alert=True))
+    quiet = maestro("memory", "snapshot", "--session", "sess-quiet")
+    assert quiet.rc == 0 and snapshot.BACKLOG_TITLE not in quiet.out
+    for args, env in ((("--session", "sess-alert"), None), ((), {"MAESTRO_SESSION_ID": "sess-alert"})):
+        shown = maestro("memory", "snapshot", *args, env=env)
+        assert shown.rc == 0 and f"{snapshot.BACKLOG_TITLE}\n{snapshot.BACKLOG_TEXT}" in shown.out
+    bad = maestro("memory", "snapshot", "--session", "../x")
+    assert bad.rc == 3 and "invalid session id" in bad.err

@@ -124,7 +124,9 @@ def test_resume_line_for_needs_answers():
     assert handoffs.resume_line(value) == ("Resuming: Rename the value — NEEDS_ANSWERS after 2 iterations; "
                                            "answer QUESTIONS in /p/plan.md")
     assert handoffs.resume_line(dict(value, iterations=1)).endswith("after 1 iteration; answer QUESTIONS in /p/plan.md")
-    assert handoffs.resume_line(dict(value, state="STUCK")).endswith("STUCK after 2 iterations; ignored")
+    assert handoffs.resume_line(dict(value, state="STUCK")).endswith(
+        "STUCK after 2 iterations; re-plan or debate the root cause (attempt history in /p/plan.md)")
+    assert handoffs.resume_line(dict(value, state="STUCK", plan=None)).endswith("STUCK after 2 iterations; ignored")
     assert "after" not in handoffs.resume_line(dict(value, iterations=None))
 
 

@@ -397,3 +397,13 @@ def test_a_done_outcome_saved_by_hand_clears_the_tasks_open_handoff(maestro, pro
                    "--cwd", str(proj))
     assert done.rc == 0 and "cleared the open handoff of task fix-login" in done.out
     assert handoffs.load_open(memory) == []
+
+
+@pytest.mark.parametrize("text, title", [
+    ("# Plan\nObjective: set VALUE to 3.\n", "set VALUE to 3."),
+    ("# Plan\n## Rename the value\nbody", "Rename the value"),
+    ("# Task:\nGoal: ship the login page\n", "ship the login page"),
+    ("# Plan\n", "Plan"),
+])
+def test_a_generic_plan_heading_gives_way_to_the_line_that_says_what_the_task_is(text, title):
+    assert outcomes.plan_title(text) == title
