@@ -34,8 +34,13 @@ Transcript: only its last 2 MiB are read (a turn longer than that is counted fro
 partial or malformed line — Claude Code appends asynchronously — is skipped. The current turn is
 everything after the last genuine prompt: a main-chain `type: "user"` line (none of `isSidechain`,
 `isMeta`, `isCompactSummary` true) whose content is a string, or a list with a text block and no
-`tool_result`. Its tool calls are the distinct `tool_use` (and `server_tool_use`) blocks of main-chain assistant
-lines. A missing or unreadable transcript changes nothing.
+`tool_result`, and not Claude Code's "Stop hook feedback:" continuation (the same turn going on).
+Its tool calls are the distinct `tool_use` (and `server_tool_use`) blocks of main-chain assistant
+lines. A write is noted two ways: the store marks an add made with MAESTRO_SESSION_ID set (a Bash
+`maestro memory add`), and the turn's own lines show a `mcp__*__memory_add` call to daily/project
+answered "added …" (the MCP server runs without the session id). A write resets the gap even in a
+turn whose tool lines have not reached the transcript yet. A missing or unreadable transcript
+changes nothing.
 
 Hot path: `alert_due` (called by `inject`) imports nothing beyond `os` and maestro.hooks.payload's
 `_json` reader, and costs one open of a small file.
@@ -58,6 +63,9 @@ PRUNE_AGE_SEC = 30 * 24 * 3600
 MAX_TURN_ID_CHARS = 128
 WRITE_TRACKS = ("daily", "project")
 TOOL_BLOCKS = ("tool_use", "server_tool_use")
+MCP_ADD_SUFFIX = "__memory_add"  # the `memory mcp` tool, as Claude Code names it: mcp__<server>__memory_add
+WRITE_TRACKS = ("daily", "project")
+CONTINUATION = "Stop hook feedback:"  # Claude Code's text when another Stop hook made the turn go on
 NOT_PROMPT_FLAGS = ("isSidechain", "isMeta", "isCompactSummary")
 
 
@@ -293,11 +301,46 @@ def _is_prompt(record: dict) -> bool:
         return False
     content = message.get("content")
     if isinstance(content, str):
-        return True
+        return not content.startswith(CONTINUATION)
     if not isinstance(content, list):
         return False
-    kinds = {block.get("type") for block in content if isinstance(block, dict)}
-    return "text" in kinds and "tool_result" not in kinds
+    blocks = [block for block in content if isinstance(block, dict)]
+    kinds = {block.get("type") for block in blocks}
+    if "tool_result" in kinds or not kinds & {"text", "image"}:
+        return False
+    first = next((b.get("text") for b in blocks if b.get("type") == "text"), "")
+    return not (isinstance(first, str) and first.startswith(CONTINUATION))
+
+
+def _mcp_writes(record: dict, pending: dict) -> None:
+    """Note `memory mcp` adds to daily/project among a main-chain assistant line's tool calls
+    (`pending`: tool id -> True). They run in the MCP server, which Claude Code starts without
+    MAESTRO_SESSION_ID, so the store cannot mark them: the transcript does."""
+    if record.get("type") != "assistant" or record.get("isSidechain") is True:
+        return
+    message = record.get("message")
+    for block in message.get("content") or () if isinstance(message, dict) else ():
+        if (isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str)
+                and block["name"].endswith(MCP_ADD_SUFFIX) and isinstance(block.get("input"), dict)
+                and block["input"].get("track") in WRITE_TRACKS and isinstance(block.get("id"), str)):
+            pending[block["id"]] = True
+
+
+def _result_wrote(record: dict, pending: dict) -> bool:
+    """Did a tool_result in this user line answer a pending memory_add with a real write (not an
+    error, not a duplicate)?"""
+    message = record.get("message") if record.get("type") == "user" else None
+    for block in message.get("content") or () if isinstance(message, dict) else ():
+        if not (isinstance(block, dict) and block.get("type") == "tool_result"
+                and pending.get(block.get("tool_use_id")) and block.get("is_error") is not True):
+            continue
+        content = block.get("content")
+        text = content if isinstance(content, str) else " ".join(
+            part.get("text", "") for part in content or () if isinstance(part, dict)
+            and isinstance(part.get("text"), str)) if isinstance(content, list) else ""
+        if text.startswith("added "):
+            return True
+    return False
 
 
 def _tool_ids(record: dict, ids: set) -> int:
@@ -352,19 +395,23 @@ def _records_backwards(transcript_path, tail: int):
 
 
 def read_turn(transcript_path, tail: int = TRANSCRIPT_TAIL_BYTES):
-    """(turn id or None, tool calls) of the transcript's current turn, or None when the transcript
-    is missing or unreadable."""
+    """(turn id or None, tool calls, wrote) of the transcript's current turn — `wrote`: a `memory
+    mcp` add to daily/project answered "added" — or None when the transcript is missing or unreadable."""
     records = _records_backwards(transcript_path, tail)
     if records is None:
         return None
-    ids, anonymous, turn_id = set(), 0, None
+    ids, anonymous, turn_id, results, calls = set(), 0, None, [], {}
     for record in records:
         if _is_prompt(record):
             uuid = record.get("uuid")
             turn_id = uuid if isinstance(uuid, str) and 0 < len(uuid) <= MAX_TURN_ID_CHARS else None
             break
         anonymous += _tool_ids(record, ids)
-    return turn_id, len(ids) + anonymous
+        _mcp_writes(record, calls)
+        if record.get("type") == "user":
+            results.append(record)
+    wrote = bool(calls) and any(_result_wrote(record, calls) for record in results)
+    return turn_id, len(ids) + anonymous, wrote
 
 
 def last_prompt(transcript_path, tail: int = TRANSCRIPT_TAIL_BYTES):
@@ -402,7 +449,7 @@ def on_stop(payload: dict, root: str = None, config: Config = None):
     turn = read_turn(payload.get("transcript_path"))
     if turn is None:
         return None
-    turn_id, tools = turn
+    turn_id, tools, wrote_by_tool = turn
     from maestro import atomic
 
     path = state_path(root, session_id)
@@ -410,12 +457,14 @@ def on_stop(payload: dict, root: str = None, config: Config = None):
         with _locked(root):
             existed = os.path.exists(path)
             state = read_state(root, session_id)
-            wrote = state["wrote"]
+            wrote = state["wrote"] or wrote_by_tool
             if turn_id is not None and turn_id == state["turn"]:
                 base, wrote = state["base"], wrote or state["turn_wrote"]  # the same turn again
             else:
                 base = state["gap"]
-            gap = (0 if wrote else base + 1) if tools >= 1 else base
+            # A write is itself a tool call: it resets the gap even when the transcript lags behind
+            # the stop (Claude Code writes it asynchronously) and shows no tool line yet.
+            gap = 0 if wrote else (base + 1 if tools >= 1 else base)
             state.update(gap=gap, wrote=False, alert=gap >= config.threshold, turn=turn_id, base=base,
                          turn_wrote=wrote)
             write_state(root, session_id, state)

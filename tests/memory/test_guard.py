@@ -164,12 +164,12 @@ def test_read_turn_counts_the_tool_calls_after_the_last_genuine_prompt(tmp_path)
                  {"type": "user", "message": {"role": "user", "content": [
                      {"type": "tool_result", "tool_use_id": "t2"}, {"type": "text", "text": "hook note"}]}},
                  {"type": "system", "content": "x"}, {"type": "summary", "summary": "s"})
-    assert guard.read_turn(path) == ("p2", 2)
+    assert guard.read_turn(path) == ("p2", 2, False)
 
 
 def test_read_turn_with_content_blocks_and_no_uuid(tmp_path):
     path = lines(tmp_path / "t.jsonl", prompt([{"type": "text", "text": "hi"}], uuid=None), tool(None, None))
-    assert guard.read_turn(path) == (None, 2)  # id-less calls count one each
+    assert guard.read_turn(path) == (None, 2, False)  # id-less calls count one each
 
 
 def test_read_turn_missing_or_odd_paths(tmp_path):
@@ -177,15 +177,15 @@ def test_read_turn_missing_or_odd_paths(tmp_path):
     assert guard.read_turn(str(tmp_path)) is None
     assert guard.read_turn(None) is None and guard.read_turn("") is None and guard.read_turn("a\0b") is None
     (tmp_path / "empty.jsonl").write_bytes(b"")
-    assert guard.read_turn(str(tmp_path / "empty.jsonl")) == (None, 0)
+    assert guard.read_turn(str(tmp_path / "empty.jsonl")) == (None, 0, False)
 
 
 def test_read_turn_drops_the_partial_first_line_of_its_window(tmp_path):
     path = tmp_path / "t.jsonl"
     lines(path, prompt("old", "p1"), tool("x" * 50))
     window = len(json.dumps(tool("x" * 50))) - 10  # starts inside the tool line: it must not parse
-    assert guard.read_turn(str(path), tail=window + 1) == (None, 0)
-    assert guard.read_turn(str(path)) == ("p1", 1)
+    assert guard.read_turn(str(path), tail=window + 1) == (None, 0, False)
+    assert guard.read_turn(str(path)) == ("p1", 1, False)
 
 
 # --- on_stop ------------------------------------------------------------------------------------
@@ -204,11 +204,10 @@ def test_on_stop_gap_rules(tmp_path):
     assert (state["gap"], state["alert"]) == (2, True)
     assert guard.alert_due(root, SID)
     guard.write_state(root, SID, dict(guard.read_state(root, SID), wrote=True))
-    state = turn(4, 0)  # a write in a zero-tool turn: gap unchanged, flag cleared
-    assert (state["gap"], state["wrote"], state["alert"]) == (2, False, True)
-    guard.write_state(root, SID, dict(guard.read_state(root, SID), wrote=True))
-    state = turn(5, 1)
+    state = turn(4, 0)  # a write is a tool call even when the lagging transcript shows none yet
     assert (state["gap"], state["wrote"], state["alert"]) == (0, False, False)
+    state = turn(5, 1)
+    assert (state["gap"], state["wrote"], state["alert"]) == (1, False, False)
 
 
 def test_on_stop_when_disabled_or_subagent(tmp_path):
@@ -312,3 +311,47 @@ def test_memory_snapshot_shows_the_backlog_for_the_given_or_exported_session(mae
         assert shown.rc == 0 and f"{snapshot.BACKLOG_TITLE}\n{snapshot.BACKLOG_TEXT}" in shown.out
     bad = maestro("memory", "snapshot", "--session", "../x")
     assert bad.rc == 3 and "invalid session id" in bad.err
+
+
+def mcp_add(tool_id, track="daily", name="mcp__maestro-memory__memory_add"):
+    return {"type": "assistant", "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": tool_id, "name": name, "input": {"track": track, "content": "x"}}]}}
+
+
+def mcp_result(tool_id, text, is_error=False):
+    return {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": tool_id, "is_error": is_error,
+         "content": [{"type": "text", "text": text}]}]}}
+
+
+@pytest.mark.parametrize("records, wrote", [
+    ((mcp_add("m1"), mcp_result("m1", "added daily: shipped the parser")), True),
+    ((mcp_add("m1", "project"), mcp_result("m1", "added project: x")), True),
+    ((mcp_add("m1"), mcp_result("m1", "duplicate daily: already stored; nothing written")), False),
+    ((mcp_add("m1"), mcp_result("m1", "added daily: x", is_error=True)), False),
+    ((mcp_add("m1", "key"), mcp_result("m1", "added key: x")), False),  # key is queued, and not a daily write
+    ((mcp_add("m1", name="mcp__other__memory_list"), mcp_result("m1", "added daily: x")), False),
+    ((mcp_add("m1"),), False),  # no answer yet
+])
+def test_a_memory_mcp_add_in_the_turn_counts_as_a_write(tmp_path, records, wrote):
+    path = lines(tmp_path / "t.jsonl", prompt(), tool("b1"), *records)
+    assert guard.read_turn(path)[2] is wrote
+
+
+def test_an_mcp_write_resets_the_gap_and_clears_the_alert(tmp_path):
+    root, config = str(tmp_path / "mem"), guard.Config(True, 2)
+    path = tmp_path / "t.jsonl"
+    for n in (1, 2):
+        lines(path, prompt(f"turn {n}", f"p{n}"), tool(f"t{n}"))
+        state = guard.on_stop({"session_id": SID, "transcript_path": str(path)}, root, config)
+    assert state["alert"]
+    lines(path, prompt("turn 3", "p3"), mcp_add("m3"), mcp_result("m3", "added daily: learned x"))
+    state = guard.on_stop({"session_id": SID, "transcript_path": str(path)}, root, config)
+    assert (state["gap"], state["alert"]) == (0, False)
+
+
+def test_a_stop_hook_continuation_is_the_same_turn_not_a_new_prompt(tmp_path):
+    path = lines(tmp_path / "t.jsonl", prompt("do x", "p1"), tool("t1"),
+                 prompt("Stop hook feedback:\n- keep going", "c1"), tool("t2"),
+                 prompt([{"type": "text", "text": "Stop hook feedback: more"}], "c2"), tool("t3"))
+    assert guard.read_turn(path) == ("p1", 3, False)
