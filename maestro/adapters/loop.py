@@ -76,14 +76,12 @@ def verify_env() -> dict:
 
 
 class LoopRun:
-    def __init__(self, ctx, args):
-        from maestro.adapters.run_record import RunRecorder
-
+    def __init__(self, ctx, args, recorder):
         self.ctx = ctx
         self.args = args
         self.emit = ctx.emit
         self.attempts = AttemptsLog()
-        self.recorder = RunRecorder(ctx, "loop", self.read_plan(), args["plan"], args["verify"])
+        self.recorder = recorder
         self.iteration = 0
         self.result_text = ""
         self.companion_failure = False
@@ -213,13 +211,20 @@ def _run(argv) -> int:
             rc = joblock.clear(ctx.git_dir, job_status=ctx.transport.job_status, writers=ctx.writers, emit=ctx.emit,
                                init_grace=knobs.initializing_grace().value)
         return progress.final("LOOP", "CLEARED" if rc == 0 else "BLOCKED", rc)
+    from maestro.adapters.run_record import RunRecorder
+
+    try:  # read before the lease is taken: nothing after acquire() may fail outside the release below
+        with open(args["plan"], encoding="utf-8", errors="replace") as handle:
+            recorder = RunRecorder(ctx, "loop", handle.read(), args["plan"], args["verify"])
+    except OSError as exc:
+        raise UsageError(f"plan file is not readable: {args['plan']} ({exc.strerror or exc})") from None
     acquired = ctx.lease.acquire()
     if acquired != 0:
         state = {11: "BLOCKED", 4: "INTERRUPTED"}.get(acquired, "FAILED")
         ctx.emit(f"LOOP_STATE: {state} — the write lease could not be acquired; nothing was dispatched "
                  "(after 0 iteration(s)).")
         return progress.final("LOOP", state, acquired)
-    run = LoopRun(ctx, args)
+    run = LoopRun(ctx, args, recorder)
     rc = 4
     try:
         rc = run.iterate()

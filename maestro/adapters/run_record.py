@@ -58,7 +58,10 @@ class RunRecorder:
 
     def attempt(self, n: int, result: str, summary: str, output: str = "") -> None:
         check = outcomes.failure_signature(self.verify, output) if self.verify and result.startswith("verify") else ""
-        self.attempts.append({"n": n, "result": result, "check": check, "summary": summary[:300]})
+        from maestro.memory.sanitize import filter_text
+
+        summary = filter_text(summary)[:300]  # sanitized, then bounded
+        self.attempts.append({"n": n, "result": result, "check": check, "summary": summary})
 
     def verified(self, state: str, rc: int, output: str) -> None:
         self.last_verify = {"command": self.verify, "last_state": state, "last_rc": rc,
@@ -87,16 +90,16 @@ class RunRecorder:
             kind=self.kind, task_id=self.task_id, state=state, rc=rc, started_at=self.started_at,
             plan=os.path.abspath(self.plan_path) if self.plan_path else None, title=self.title,
             iterations=iterations, verify=verify, attempts=self.attempts,
-            files_changed=self.ctx.files_changed() or (), session_id=session_id(), questions=questions)
+            files_changed=self.ctx.files_changed() or (), files_named=self.named, session_id=session_id(),
+            questions=questions)
         path = outcomes.save(memory, value)
         self.ctx.emit(f"{self.kind.upper()}_OUTCOME: {state} recorded in {path}")
         if state in outcomes.OPEN_STATES:
             plan = value["plan"] or "(inline plan)"
             handoffs.write(memory, task_id=self.task_id, kind=self.kind, title=self.title, plan=value["plan"],
                            state=state, iterations=iterations,
-                           next_command=handoffs.next_step(state, plan, self.verify) if self.kind == "loop" else
-                           f"check `maestro status`, then dispatch the plan again ({state})",
-                           questions=value["questions"], files=[*value["files_changed"], *self.named], outcome=value["id"],
-                           session_id=value["session_id"])
+                           next_command=handoffs.next_step(state, value["plan"], self.verify, self.kind, self.task_id),
+                           questions=value["questions"], files=[*value["files_changed"], *self.named],
+                           outcome=value["id"], session_id=value["session_id"])
         else:
             handoffs.remove(memory, self.task_id)

@@ -107,10 +107,16 @@ def one_line(text, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def next_step(state: str, plan: str, verify: str = None) -> str:
-    rerun = f"maestro loop --plan {plan}" + (f" --verify {_quote(verify)}" if verify else "")
+def next_step(state: str, plan: str, verify: str = None, kind: str = "loop", task_id: str = None) -> str:
+    """The command to run next, with every argument shell-quoted (an agent may run it as is)."""
+    if kind == "watchdog":
+        rerun = f"maestro watchdog --file {_quote(plan)}" if plan else "maestro watchdog \"<the plan>\""
+    else:
+        rerun = f"maestro loop --plan {_quote(plan)}" + (f" --verify {_quote(verify)}" if verify else "")
     if state == "NEEDS_ANSWERS":
-        return f"answer QUESTIONS in {plan}, then run: {rerun}"
+        if kind == "loop" and plan:
+            return f"answer QUESTIONS in {plan}, then run: {rerun}"
+        return f"answer the QUESTIONS (maestro memory outcome list --task {task_id} --json), then run: {rerun}"
     if state == "STUCK":
         return f"re-plan or debate the root cause (the attempt history is in {plan}), then run: {rerun}"
     if state in ("BLOCKED", "POISONED"):
@@ -132,15 +138,20 @@ def resume_line(value: dict) -> str:
         return one_line(line, LINE_LIMIT)
     iterations = value.get("iterations")
     after = f" after {iterations} iteration{'s' if iterations != 1 else ''}" if isinstance(iterations, int) else ""
-    step = short_step(value.get("state"), value.get("plan")) or value.get("next_command") or ""
+    step = short_step(value.get("state"), value.get("plan"), value.get("kind"), value.get("task_id")) \
+        or value.get("next_command") or ""
     line = f"Resuming: {one_line(value.get('title'), 100)} — {value.get('state')}{after}; {one_line(step, 200)}"
     return one_line(line, LINE_LIMIT)
 
 
-def short_step(state: str, plan: str):
+def short_step(state: str, plan: str, kind: str = "loop", task_id: str = None):
     """The next step as one short clause for the resume line (the handoff keeps the full command)."""
     if not plan:
         return None
+    if kind == "watchdog":
+        if state == "NEEDS_ANSWERS":
+            return f"answer the QUESTIONS (maestro memory outcome list --task {task_id}), then re-dispatch {plan}"
+        return f"check `maestro status`, then re-dispatch {plan} (maestro watchdog --file)"
     if state == "NEEDS_ANSWERS":
         return f"answer QUESTIONS in {plan}"
     if state == "STUCK":

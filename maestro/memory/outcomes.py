@@ -6,10 +6,11 @@
      "started_at", "ended_at", "state", "rc", "iterations",
      "verify": {"command", "last_state", "last_rc", "last_output_tail"} | null,
      "attempts": [{"n", "result", "check", "summary"}],
-     "files_changed": [...], "session_id", "questions",
+     "files_changed": [...], "files_named": [...], "session_id", "questions",
      "what_worked": [...], "what_didnt": [...], "notes"}
 
-`attempts[].check` is the failing check's signature (`failure_signature`): the verify command and
+`files_named` are the repository files the plan names (what the task is about even when it changed
+nothing). `attempts[].check` is the failing check's signature (`failure_signature`): the verify command and
 the first line of its output that names a failure, with the volatile parts (durations, counts,
 addresses, line numbers) replaced, so that the same check failing in two runs gives the same
 text — that is what `memory patterns extract` counts. Times are UTC ISO-8601 with `Z`.
@@ -70,14 +71,21 @@ def plan_title(text: str, limit: int = 120) -> str:
 
 
 def tail(text: str, limit: int = TAIL_CHARS) -> str:
+    """The sanitized end of `text`: filtered before it is cut, so a secret whose label falls
+    outside the window (`…ssword: hunter2`) cannot slip through."""
+    from maestro.memory.sanitize import filter_text
+
+    text = filter_text(text)
     return text if len(text) <= limit else "…" + text[-(limit - 1):]
 
 
 def failure_signature(command: str, output: str) -> str:
     """`<command> :: <first failure line, normalised>`; the last non-empty line when none names a
     failure; '' when there is no output at all."""
-    command = " ".join(command.split())[:120]
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    from maestro.memory.sanitize import filter_text
+
+    command = " ".join(filter_text(command).split())[:120]
+    lines = [line.strip() for line in filter_text(output).splitlines() if line.strip()]
     if not lines:
         return f"{command} :: (no output)"
     line = next((candidate for candidate in lines if _FAILURE_HINT.search(candidate)), lines[-1])
@@ -123,7 +131,7 @@ def _sanitized(value):
 
 def record(*, kind, task_id, state, started_at, ended_at=None, rc=None, plan=None, title=None, iterations=0,
            verify=None, attempts=(), files_changed=(), session_id=None, questions=None, what_worked=(),
-           what_didnt=(), notes="") -> dict:
+           what_didnt=(), notes="", files_named=()) -> dict:
     ended_at = ended_at or now_utc()
     title, verify, attempts, questions = _sanitized(title), _sanitized(verify), _sanitized(list(attempts)), _sanitized(questions)
     what_worked, what_didnt, notes = _sanitized(list(what_worked)), _sanitized(list(what_didnt)), _sanitized(notes)
@@ -131,7 +139,8 @@ def record(*, kind, task_id, state, started_at, ended_at=None, rc=None, plan=Non
         "version": VERSION, "id": new_id(kind, task_id, started_at), "task_id": task_id, "kind": kind,
         "plan": plan, "plan_title": title or "(untitled)", "started_at": started_at, "ended_at": ended_at,
         "state": state, "rc": rc, "iterations": iterations, "verify": verify, "attempts": list(attempts),
-        "files_changed": sorted(set(files_changed)), "session_id": session_id, "questions": questions,
+        "files_changed": sorted(set(files_changed)), "files_named": sorted(set(files_named)),
+        "session_id": session_id, "questions": questions,
         "what_worked": list(what_worked), "what_didnt": list(what_didnt), "notes": notes,
     })
 

@@ -92,16 +92,35 @@ def write_json(path: str, value) -> None:
     atomic.write_atomic(path, data.encode("utf-8"))
 
 
+MAX_JSON_BYTES = 4 << 20
+
+
 def read_json(path: str):
-    """The parsed document, None when absent; a present but unreadable or malformed file raises
-    StoreError (fails closed: the caller never overwrites what it could not read)."""
+    """The parsed document, None when absent; a present but unreadable, oversized or malformed
+    file — or anything but a regular file (a FIFO would block the SessionStart hook; a link may
+    point anywhere) — raises StoreError (fails closed: the caller never overwrites what it could
+    not read)."""
+    import stat
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path} is not a regular file", "malformed")
+        with os.fdopen(fd, "rb") as handle:
+            fd = None
+            data = handle.read(MAX_JSON_BYTES + 1)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    finally:
+        if fd is not None:
+            os.close(fd)
+    if len(data) > MAX_JSON_BYTES:
+        raise StoreError(f"{path} is larger than {MAX_JSON_BYTES >> 20} MiB", "malformed")
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):

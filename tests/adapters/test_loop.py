@@ -231,3 +231,10 @@ def test_term_while_waiting_for_the_lease_spares_the_owner(repo, fake):
     assert (repo / ".git" / "maestro-write.lock" / "metadata").is_file()
     assert owner.poll() is None  # the owner runs on
     finish(owner, TERM)
+
+
+def test_an_unreadable_plan_fails_before_the_lease_is_taken(repo, fake):
+    result = loop(repo, "/proc/self/mem")  # a regular file by isfile(), unreadable by read()
+    assert result.rc == 3 and result.final() == "MAESTRO_FINAL: LOOP FAILED rc=3"
+    assert "plan file is not readable: /proc/self/mem" in result.out + result.err
+    assert not lease_dir(repo).exists() and fake.calls("task") == []

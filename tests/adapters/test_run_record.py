@@ -150,7 +150,8 @@ def test_watchdog_needs_answers_leaves_a_watchdog_handoff(repo, fake, home):
     assert outcome["task_id"].startswith("inline-plan-set-value-to-2-")
     [handoff] = read_handoffs(home).values()
     assert handoff["kind"] == "watchdog" and handoff["state"] == "NEEDS_ANSWERS"
-    assert handoff["next_command"].startswith("check `maestro status`")
+    assert handoff["next_command"].startswith(f"answer the QUESTIONS (maestro memory outcome list --task "
+                                              f"{outcome['task_id']} --json), then run: maestro watchdog")
 
 
 @pytest.mark.parametrize("value", ["0", "false", "OFF", " no "])

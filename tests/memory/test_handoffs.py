@@ -408,3 +408,27 @@ def test_stop_hook_for_a_subagent_writes_nothing(maestro, repo):
 def test_stop_hook_with_garbage_stdin_continues(maestro, repo, raw):
     result = stop(maestro, raw)
     assert (result.rc, result.out) == (0, STOP_OUTPUT)
+
+
+def test_next_step_quotes_a_hostile_plan_path_and_knows_the_watchdog():
+    plan = """/tmp/my plan's "x" $(touch pwned).md"""
+    step = handoffs.next_step("NEEDS_ANSWERS", plan, "make test")
+    import shlex
+
+    command = step.split("then run: ", 1)[1]
+    assert shlex.split(command) == ["maestro", "loop", "--plan", plan, "--verify", "make test"]
+    watch = handoffs.next_step("NEEDS_ANSWERS", plan, None, "watchdog", "fix-1")
+    assert "maestro memory outcome list --task fix-1" in watch
+    assert shlex.split(watch.split("then run: ", 1)[1]) == ["maestro", "watchdog", "--file", plan]
+    line = handoffs.resume_line({"kind": "watchdog", "title": "Fix", "state": "NEEDS_ANSWERS", "iterations": 1,
+                                 "plan": "/p.md", "task_id": "fix-1"})
+    assert "answer the QUESTIONS (maestro memory outcome list --task fix-1)" in line and "QUESTIONS in /p.md" not in line
+
+
+def test_a_fifo_among_the_handoffs_never_blocks_session_start(maestro, repo):
+    memory = memory_for(repo)
+    write_task(memory, "a", title="Real task")
+    os.mkfifo(os.path.join(memory.handoffs, "fifo.json"))
+    assert [v["task_id"] for v in handoffs.load_open(memory)] == ["a"]
+    result = session_start(maestro, repo)
+    assert result.rc == 0 and "Resuming: Real task" in result.out
