@@ -95,7 +95,6 @@ class RunRecorder:
         path = outcomes.save(memory, value)
         self.ctx.emit(f"{self.kind.upper()}_OUTCOME: {state} recorded in {path}")
         if state in outcomes.OPEN_STATES:
-            plan = value["plan"] or "(inline plan)"
             handoffs.write(memory, task_id=self.task_id, kind=self.kind, title=self.title, plan=value["plan"],
                            state=state, iterations=iterations,
                            next_command=handoffs.next_step(state, value["plan"], self.verify, self.kind, self.task_id),

@@ -7,6 +7,7 @@ anything changes; then every file is published atomically, and a late failure ro
 path already published. An original (Bash/Node) Maestro install is migrated in the same step.
 """
 
+import contextlib
 import os
 import stat
 import sys
@@ -147,6 +148,8 @@ def run(with_workflow: bool) -> int:
 
     # Phase 3: publish; on any failure restore every path already changed.
     tx = Transaction()
+    lock = contextlib.ExitStack()  # the manifest lock, held from the manifest rewrite until any rollback is done
+    lock_created = lock_held = False
     try:
         changed = 0
         for key, data in sources.items():
@@ -194,14 +197,21 @@ def run(with_workflow: bool) -> int:
             log(config_message)
 
         migrated = set(migrate_remove) | set(migrate_keep) | set(migrate_gone)
-        files = {k: v for k, v in owned["files"].items() if k not in migrated}
+        from maestro.atomic import ensure_private_dir
+
+        ensure_private_dir(paths.maestro_dir())
+        lock_created = not os.path.lexists(manifest.lock_path())
+        lock.enter_context(manifest.locked())
+        lock_held = True
+        try:  # re-read under the lock: keep an entry a concurrent `memory skill promote` added
+            fresh = manifest.read(strict=True)
+        except manifest.ManifestError as exc:
+            raise MaestroError(f"{exc}; refusing to overwrite managed files", Exit.ERROR) from None
+        files = {k: v for k, v in fresh["files"].items() if k not in migrated}
         files.update(hashes)
         record = {"version": 1, "files": dict(sorted(files.items()))}
         if isinstance(before_record, dict):
             record["settings_before"] = before_record
-        from maestro.atomic import ensure_private_dir
-
-        ensure_private_dir(paths.maestro_dir())
         new_manifest = manifest.dumps(record)
         if _read_file(paths.install_manifest()) != new_manifest:
             tx.write(paths.install_manifest(), new_manifest, 0o600)
@@ -213,6 +223,11 @@ def run(with_workflow: bool) -> int:
             log("kept ask-on-start=off from the previous installation")
     except (OSError, MaestroError) as exc:
         failures = tx.rollback()
+        if lock_created and lock_held:  # leave no lock file behind that this run created
+            try:
+                os.unlink(manifest.lock_path())
+            except OSError:
+                pass
         if isinstance(exc, MaestroError):
             reason = exc.message
         else:
@@ -221,6 +236,8 @@ def run(with_workflow: bool) -> int:
         if failures:
             warn("rollback incomplete — " + "; ".join(failures))
         return Exit.ERROR
+    finally:
+        lock.close()
     if not with_workflow:
         log("skipped rules/workflow.md and the ralph-protocol skill; add them with: install --with-workflow")
     log(f"hooks run: {settings.managed_command(python, pyz, 'gate').split(' # ')[0]}")

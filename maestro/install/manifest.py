@@ -3,8 +3,15 @@
 `{"version": 1, "files": {"hooks/<f>" | "rules/<f>" | "skills/<n>/SKILL.md": "<sha256>"}}`, plus
 maestro's optional `settings_before` record. The original Maestro writes the same file, so its
 entries (`hooks/*.mjs`, `hooks/*.sh`) are read here too and drive the migration.
+
+Every writer of the manifest — `install`, `uninstall`, `memory skill promote` — rewrites it under
+one lock, `locked()`: an flock on `~/.maestro/install-manifest.lock`, so a promote racing an
+install or uninstall cannot lose an entry. The lock file sits beside the manifest; `uninstall`
+removes it last (holding the lock), so an otherwise empty `~/.maestro` still goes; a waiter that
+then wakes on the removed file notices and locks a fresh one.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -15,8 +22,71 @@ from maestro import paths
 _HEX = frozenset("0123456789abcdef")
 
 
+LOCK_NAME = "install-manifest.lock"
+LOCK_TIMEOUT_SEC = 10.0
+
+
 class ManifestError(ValueError):
     pass
+
+
+class ManifestBusy(OSError):
+    """Another maestro held the manifest lock for the whole wait."""
+
+
+def lock_path() -> str:
+    return os.path.join(paths.maestro_dir(), LOCK_NAME)
+
+
+@contextlib.contextmanager
+def locked(timeout: float = None):
+    """Hold the one install-manifest lock (creating ~/.maestro 0700 if needed). ManifestBusy after
+    `timeout` seconds (default LOCK_TIMEOUT_SEC); OSError when ~/.maestro is not a private dir."""
+    import time
+
+    from maestro import atomic
+
+    path = lock_path()
+    deadline = time.monotonic() + (LOCK_TIMEOUT_SEC if timeout is None else timeout)
+    while True:
+        atomic.ensure_private_dir(paths.maestro_dir())
+        # Our own descriptor pins the inode: if the path still names it once the flock is held,
+        # flock_file locked that very file (uninstall may have unlinked an older one meanwhile).
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        entered = False
+        try:
+            with atomic.flock_file(path, max(0.0, deadline - time.monotonic())):
+                entered = True
+                held = os.fstat(fd)
+                try:
+                    now = os.stat(path, follow_symlinks=False)
+                    current = (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+                except FileNotFoundError:
+                    current = False
+                if current:
+                    yield path
+                    return
+        except atomic.LockBusy:
+            if entered:  # raised by the caller's own code, not by our wait
+                raise
+            raise ManifestBusy(f"the install manifest is locked by another maestro ({path}); try again") from None
+        finally:
+            os.close(fd)
+        if time.monotonic() >= deadline:
+            raise ManifestBusy(f"the install manifest is locked by another maestro ({path}); try again")
+
+
+def drop_lock_file() -> bool:
+    """Remove the lock file, holding the lock (uninstall: maestro leaves nothing of its own in
+    ~/.maestro, which then goes when otherwise empty). True when removed; never raises."""
+    try:
+        if not stat.S_ISDIR(os.lstat(paths.maestro_dir()).st_mode):
+            return False
+        with locked(0.0) as path:
+            os.unlink(path)
+            return True
+    except OSError:
+        return False
 
 
 def sha256(data: bytes) -> str:

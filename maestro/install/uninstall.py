@@ -93,11 +93,19 @@ def _restored_settings(current: dict, owned, snapshot: str):
     return settings.dumps(stripped) if removed else KEEP
 
 
-def run() -> int:
+def _manifest_lock():
+    """The install-manifest lock (shared with install and `memory skill promote`) while the manifest
+    is read and rewritten; nothing to lock when ~/.maestro is not a directory (then no manifest)."""
+    import contextlib
+
     try:
-        current, raw, mode = settings.read()
-    except settings.SettingsError as exc:
-        fail(f"{exc}; refusing a partial uninstall.")
+        is_dir = stat.S_ISDIR(os.lstat(paths.maestro_dir()).st_mode)
+    except FileNotFoundError:
+        is_dir = False
+    return manifest.locked() if is_dir else contextlib.nullcontext()
+
+
+def _remove_manifest_files():
     owned = manifest.read(strict=False)
     if owned is None:
         log("ownership manifest invalid — kept all installed files; deleting by name alone is not safe")
@@ -111,6 +119,19 @@ def run() -> int:
             os.unlink(paths.install_manifest())
     else:
         log("no ownership manifest — kept all installed files")
+    return owned
+
+
+def run() -> int:
+    try:
+        current, raw, mode = settings.read()
+    except settings.SettingsError as exc:
+        fail(f"{exc}; refusing a partial uninstall.")
+    try:
+        with _manifest_lock():
+            owned = _remove_manifest_files()
+    except manifest.ManifestBusy as exc:
+        fail(f"{exc}; nothing was removed")
 
     snapshot = os.path.join(paths.maestro_dir(), SETTINGS_BEFORE)
     restored = KEEP if raw is None else _restored_settings(current, owned, snapshot)
@@ -153,6 +174,7 @@ def _remove_private_state(snapshot: str) -> None:
         except OSError:
             pass
         log("removed the private direct-edit authorization markers")
+    manifest.drop_lock_file()  # the shared manifest lock file must not keep ~/.maestro alive
     try:
         os.rmdir(paths.maestro_dir())
     except OSError:

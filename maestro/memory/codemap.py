@@ -8,10 +8,12 @@ Every failure exits 1 with one line on stderr (argument errors: 3).
 """
 
 import os
+import stat
 import sys
 
 from maestro import atomic
 from maestro.memory import frontmatter
+from maestro.memory.sanitize import filter_text
 from maestro.memory.codemap_probe import INVALID, CodemapError, inside, probe, resolve_commit, utc_stamp
 from maestro.memory.errors import StoreError
 from maestro.memory.project import ProjectMemory, check_id, read_json, slugify, write_json
@@ -23,24 +25,51 @@ SECTIONS = ("Entry points", "Dependencies in / out", "Invariants & constraints",
             "Open questions / low confidence")
 
 
+def _checked_dir(path: str, create: bool = False) -> None:
+    """Refuse `path` when it is a symlink or not a directory (a codemap is written only inside the
+    memory dir); a missing one is created 0700 when `create`, else left alone."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        if not create:
+            return
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise CodemapError(f"cannot create {path}: {exc.strerror or exc}", "io") from None
+        st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a directory"
+        raise CodemapError(f"refusing to write a codemap through {path}: {kind}", "unsafe_path")
+
+
 def codemap_target(codemaps: str, repo_id: str, module_slug: str):
-    """(slug, path) of a codemap; refuses an unsafe repo id, an empty slug or an escaping path."""
+    """(slug, path) of a codemap; refuses an unsafe repo id, an empty slug, an escaping path or a
+    symlinked codemaps/ or codemaps/<repo_id> directory."""
     try:
         check_id(repo_id, "repo_id")
     except StoreError as exc:
         raise CodemapError(exc.message, "usage") from None
-    slug = slugify(module_slug or "")
+    if filter_text(repo_id) != repo_id:
+        raise CodemapError("invalid repo_id: it looks like a secret", "usage")
+    slug = slugify(filter_text(module_slug or ""))
     if not slug:
         raise CodemapError("module_slug cannot be empty", "usage")
     path = os.path.join(codemaps, repo_id, slug + ".md")
+    _checked_dir(codemaps)
+    _checked_dir(os.path.dirname(path))
     if not inside(codemaps, path) or os.path.realpath(path) == os.path.realpath(codemaps):
         raise CodemapError(f"codemap path escapes {codemaps}: {path}", "usage")
     return slug, path
 
 
 def render_codemap(meta: dict, repo_id: str, slug: str, purpose: str = None, notes: str = None) -> str:
-    purpose_text = "## Purpose\n\n" + ((purpose or "").strip() or PURPOSE_PLACEHOLDER)
-    if notes and notes.strip():
+    """The codemap's text; the purpose and the notes pass the secret filter before anything is cut."""
+    purpose_text = "## Purpose\n\n" + (filter_text(purpose or "").strip() or PURPOSE_PLACEHOLDER)
+    notes = filter_text(notes or "")
+    if notes.strip():
         purpose_text += "\n\n" + notes.strip("\n")
     blocks = [f"# CodeMap: {repo_id} / {slug}", purpose_text, *(f"## {section}" for section in SECTIONS)]
     return "---\n" + frontmatter.render(meta) + "\n---\n\n" + "\n\n".join(blocks) + "\n"
@@ -50,7 +79,7 @@ def init_codemap(root: str, codemaps: str, repo_id: str, module_slug: str, sourc
                  confidence: str = "medium", purpose: str = None, force: bool = False, notes: str = None,
                  now=None) -> dict:
     slug, path = codemap_target(codemaps, repo_id, module_slug)
-    sources = [p for p in (source_paths or []) if p]
+    sources = [filter_text(p) for p in (source_paths or []) if p]
     if not sources:
         raise CodemapError("at least one --source-path is required", "usage")
     if confidence not in CONFIDENCE:
@@ -58,12 +87,14 @@ def init_codemap(root: str, codemaps: str, repo_id: str, module_slug: str, sourc
     if os.path.lexists(path) and not force:
         raise CodemapError(f"CodeMap already exists: {path} (use --force to overwrite)", "exists")
     commit = (verified_commit or "").strip()
-    if commit:  # HEAD, a tag or a short sha: stored as the full sha it names now (else verbatim)
-        commit = resolve_commit(root, commit) or commit
+    if commit:  # HEAD, a tag or a short sha: stored as the full sha it names now (else verbatim, filtered)
+        commit = resolve_commit(root, commit) or filter_text(commit)
     meta = {"source_paths": sources, "verified_commit": commit, "generated_at": utc_stamp(now),
             "confidence": confidence, "stale_note": STALE_NOTE}
     try:
-        atomic.make_private_dirs(os.path.dirname(path))
+        atomic.make_private_dirs(os.path.dirname(codemaps))
+        _checked_dir(codemaps, create=True)
+        _checked_dir(os.path.dirname(path), create=True)
         atomic.write_atomic(path, render_codemap(meta, repo_id, slug, purpose, notes).encode("utf-8"))
     except OSError as exc:
         raise CodemapError(f"cannot write {path}: {exc.strerror or exc}", "io") from None
@@ -155,6 +186,8 @@ def _probe_lines(result: dict) -> list:
             lines.append(f"{label}: {', '.join(result[key])}")
     if result["git_error"]:
         lines.append(f"git_error: {result['git_error']}")
+    if result.get("error"):
+        lines.append(f"error: {result['error']}")
     return lines
 
 

@@ -6,11 +6,14 @@ written) · no_verified_commit (rc 0) · invalid_verified_commit (rc 1) · ok (r
 sources_changed_or_missing (rc 1). The diff is commit to commit (`git diff <vc> HEAD -- p`), so an
 uncommitted edit is invisible unless `worktree` is set: then staged, unstaged and untracked changes
 to a source path count as changes too (`uncommitted_paths`). Every git call has a timeout and
-treats pathspecs literally.
+treats pathspecs literally. A codemap that is not a regular file of at most MAX_BYTES (a FIFO, a
+device, a symlink) is invalid_frontmatter with an `error` saying why; it is never read.
 """
 
 import datetime
+import errno
 import os
+import stat
 import subprocess
 
 from maestro import atomic
@@ -18,6 +21,7 @@ from maestro.errors import Exit, MaestroError
 from maestro.memory import frontmatter
 
 GIT_TIMEOUT_SEC = 30
+MAX_BYTES = 1024 * 1024  # a codemap is a page of Markdown; anything bigger is refused, not read
 INVALID = ("file_not_found", "invalid_frontmatter", "missing_source_paths", "not_a_git_repository",
            "invalid_verified_commit")
 SUGGESTED = {"missing_source_paths": "low", "no_verified_commit": "low", "ok": "medium",
@@ -101,14 +105,48 @@ def _check_sources(root, sha, sources, result, worktree) -> None:
                 result["uncommitted_paths"].append(source)
 
 
+class _Unreadable(str):
+    """Why a codemap path is not a readable regular file (reported as invalid_frontmatter)."""
+
+
 def _read(path: str):
+    """The bytes of the regular file at `path`; None when absent; _Unreadable for a symlink, a FIFO, a
+    device or a file over MAX_BYTES — opened non-blocking and without following links, so never hangs."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            return _Unreadable("a symlink, not a regular file")
+        if exc.errno == errno.EISDIR:
+            return None
+        if exc.errno == errno.ENXIO:
+            return _Unreadable("not a regular file")
         raise CodemapError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return _Unreadable("not a regular file")
+        if st.st_size > MAX_BYTES:
+            return _Unreadable(f"larger than {MAX_BYTES} bytes")
+        chunks, size = [], 0
+        while size <= MAX_BYTES:
+            chunk = os.read(fd, MAX_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_BYTES:
+            return _Unreadable(f"larger than {MAX_BYTES} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise CodemapError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    finally:
+        os.close(fd)
 
 
 def _parse(data: bytes):
@@ -129,6 +167,8 @@ def probe(path: str, root: str, write: bool = False, worktree: bool = False, now
     if worktree:
         result["uncommitted_paths"] = []
     data = _read(path)
+    if isinstance(data, _Unreadable):
+        return dict(result, reason="invalid_frontmatter", error=str(data)), 1
     parsed = _parse(data) if data is not None else None
     if data is None or parsed is None:
         result["reason"] = "file_not_found" if data is None else "invalid_frontmatter"

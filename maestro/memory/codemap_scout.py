@@ -3,7 +3,8 @@
 The source paths are the distinct repository files the answer cites as `path:line` (or
 `path:start-end`), in order of first citation; a citation that names no file inside the project
 root is dropped. verified_commit is HEAD now, confidence medium, and the query becomes the Purpose
-with the answer under it. `prepare` runs before the Codex job so a bad id or an existing codemap
+with the answer under it — both through the secret filter, the answer without the companion's
+`Codex session ID:` / `Resume in Codex:` trailer. `prepare` runs before the Codex job so a bad id or an existing codemap
 (without --force) costs no job.
 """
 
@@ -14,8 +15,18 @@ from maestro.memory.codemap import codemap_target, init_codemap
 from maestro.memory.codemap_probe import CodemapError, inside, resolve_commit
 from maestro.memory.errors import StoreError
 from maestro.memory.project import ProjectMemory
+from maestro.memory.sanitize import filter_text
 
+_TRAILER = re.compile(r"(?:Codex session ID|Resume in Codex):.*")
 _CITATION = re.compile(r"([^\s:`'\"()\[\]<>,;*]+):[0-9]+(?:-[0-9]+)?")
+
+
+def strip_trailer(answer: str) -> str:
+    """The answer without the companion's closing `Codex session ID: …` / `Resume in Codex: …` lines."""
+    lines = answer.split("\n")
+    while lines and (not lines[-1].strip() or _TRAILER.fullmatch(lines[-1].strip())):
+        lines.pop()
+    return "\n".join(lines)
 
 
 def cited_paths(answer: str, root: str) -> list:
@@ -48,6 +59,9 @@ def prepare(repo_id: str, slug: str, force: bool, cwd: str = None) -> ProjectMem
 
 
 def write(memory: ProjectMemory, repo_id: str, slug: str, query: str, answer: str, force: bool) -> dict:
+    """Save the answer (its trailer dropped; query and answer through the secret filter first)."""
+    answer = filter_text(strip_trailer(answer or ""))
+    query = filter_text(query or "")
     sources = cited_paths(answer, memory.project)
     if not sources:
         raise CodemapError("the answer cites no path:line of a file in the repository; no codemap written",

@@ -9,7 +9,7 @@
     body…
 
 Scalars: "JSON-quoted" and 'single-quoted' strings, true/false, null/~/none, int, float (only with
-a `.`), else the raw text up to a ` #` comment. The renderer writes lists as block lists and quotes
+a `.`, and only in the form the renderer writes, so `1.0e400` or `1.50` stay strings), else the raw text up to a ` #` comment. The renderer writes lists as block lists and quotes
 (JSON-style) every string the parser would not read back identically, so any value round-trips.
 `split` keeps the body byte-identical: a rewrite replaces only the text between the `---` lines.
 """
@@ -19,7 +19,7 @@ import re
 
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)", re.ASCII)  # 0123 stays a string: an all-digit short sha
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*", re.ASCII)
-_PLAIN_START = re.compile(r"[A-Za-z0-9_./@+(\\\x80-\U0010ffff]")  # a plain scalar may start with one of these
+_PLAIN_START = re.compile(r"[A-Za-z0-9_./@+(\\\x80-\U0010ffff]|-[0-9]")  # a plain scalar may start so
 
 
 class FrontmatterError(ValueError):
@@ -119,9 +119,11 @@ def parse_scalar(raw: str):
         return int(value)
     if "." in value:
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
-            pass
+            number = None
+        if number is not None and _float_text(number) == value:
+            return number  # 1.0e400 (inf), 1.50, 1.0e-400 keep their raw text: a rewrite is byte-identical
     return value
 
 
@@ -168,6 +170,14 @@ def _close(value):
     return value
 
 
+def _float_text(value: float) -> str:
+    """The one text a float is written as (and the only text read back as a float)."""
+    text = repr(value)
+    if "." not in text and value == value and abs(value) != float("inf"):
+        text = f"{value:.1f}"  # 1e+100 would read back as a string; the long form reads back exactly
+    return text
+
+
 def render_scalar(value) -> str:
     if value is None:
         return "null"
@@ -176,9 +186,7 @@ def render_scalar(value) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        text = repr(value)
-        if "." not in text and value == value and abs(value) != float("inf"):
-            text = f"{value:.1f}"  # 1e+100 would read back as a string; the long form reads back exactly
+        text = _float_text(value)
         if parse_scalar(text) != value:
             raise FrontmatterError(f"cannot render the float {value!r}")
         return text

@@ -6,7 +6,9 @@
      "avoid":    [{"id": "A001", "title", "reason", "source", "confidence", "applies_to": [...]}]}
 
 `applies_to` holds repo-relative path globs or prefixes: `src/*.py` (fnmatch), `src/auth` (that path
-and everything under it); an empty list or `*` applies everywhere. `applicable()` is pure and this
+and everything under it); `*` applies everywhere, and so does an empty list on a hand-added item —
+but an auto-mined avoid item (one with a `lesson` field) with an empty list applies nowhere: no file
+was ever tied to it, so it must not be injected into every session. `applicable()` is pure and this
 module imports nothing heavy, so session-start can call it. A malformed patterns.json fails closed:
 one line, exit 3 (`malformed`), the file untouched. Writes are atomic, under the project's
 `.patterns.lock`, and titles/reasons pass the memory sanitizer.
@@ -16,9 +18,11 @@ extract — lessons come from the outcome records (outcomes.py):
     normalised) observes the lesson "verify check keeps failing: <check>";
   * every item of a record's `what_didnt` observes that lesson (casefolded, whitespace collapsed).
 An observation's id is `<outcome id>#attempt-<n>` or `<outcome id>#didnt-<i>`, so re-running extract
-never counts one twice. THRESHOLD: a lesson with >= 2 observations becomes a candidate skill —
-in two outcomes, or twice in one run that kept failing the same check (two attempts of one STUCK
-loop count: the loop hit the same wall twice). Each candidate lives in `candidate-skills/<slug>/`
+never counts one twice. THRESHOLD: a lesson seen in >= 2 distinct outcomes becomes a candidate skill
+(two attempts of one STUCK run are one outcome: not enough). Every observation is still recorded in
+observations.jsonl and counted in `occurrences` and the confidence. The candidate's and the avoid
+item's `applies_to` is the union of the observing outcomes' `files_changed` and `files_named` (the
+repository files the plan names; older records lack it). Each candidate lives in `candidate-skills/<slug>/`
 (see skills.py; slug = slug of the lesson + 6 hex of sha1 of its key, stable across runs) and gets an
 `avoid` item here (matched by its `lesson` field, refreshed in place). A re-run with nothing new
 writes nothing (bytes identical). Promoted and archived candidates keep their status; new
@@ -52,7 +56,8 @@ def matches(rule: str, path: str) -> bool:
 
 def applicable(patterns_doc, files) -> list:
     """The patterns and avoid items that apply to any of `files` (repo-relative paths), each a copy
-    with `kind` ("pattern" | "avoid"). Items with no applies_to (or `*`) apply everywhere. Never
+    with `kind` ("pattern" | "avoid"). Items with `*`, and hand-added items with no applies_to, apply
+    everywhere; an auto-mined item (`lesson` key) with no applies_to applies nowhere. Never
     raises on a malformed document: whatever does not parse is skipped."""
     if not isinstance(patterns_doc, dict):
         return []
@@ -65,6 +70,8 @@ def applicable(patterns_doc, files) -> list:
                 continue
             rules = item.get("applies_to") or []
             rules = [r for r in (rules if isinstance(rules, list) else [rules]) if isinstance(r, str)]
+            if not rules and "lesson" in item:
+                continue  # auto-mined with no known file: applies nowhere, not everywhere
             if not rules or any(_norm_path(r) in ("*", "**", "") for r in rules) or any(
                     matches(rule, path) for rule in rules for path in files):
                 found.append(dict(item, kind=kind))
@@ -212,7 +219,9 @@ def lessons(records) -> list:
                 "ts": record.get("ended_at") or record.get("started_at"), "outcome": record["id"],
                 "task": record["task_id"], "prediction": lesson["title"], "actual": record["state"],
                 "match": True, "notes": filter_text(" ".join(notes.split()))[:300], "id": obs_id})
-            lesson["files"].update(f for f in record.get("files_changed") or [] if isinstance(f, str))
+            for field in ("files_changed", "files_named"):
+                listed = record.get(field)
+                lesson["files"].update(f for f in (listed if isinstance(listed, list) else ()) if isinstance(f, str))
 
     for record in records:
         used = set()
@@ -231,6 +240,11 @@ def lessons(records) -> list:
             if text:
                 observe("didnt", filter_text(text)[:300], f"{record['id']}#didnt-{index + 1}", record, item)
     return list(found.values())
+
+
+def distinct_outcomes(lesson: dict) -> int:
+    """How many different outcomes observed the lesson (the threshold counts these)."""
+    return len({o.get("outcome") for o in lesson["observations"] if o.get("outcome")})
 
 
 def _refresh_avoid(doc: dict, plan: dict, lesson: dict):
@@ -271,7 +285,7 @@ def extract(memory, dry_run: bool = False, clock=None) -> dict:
         plans, avoid = [], []
         for lesson in found:
             slug = skills.slug_for(memory, lesson)
-            if len(lesson["observations"]) >= THRESHOLD or skills.exists(memory, slug):
+            if distinct_outcomes(lesson) >= THRESHOLD or skills.exists(memory, slug):
                 plans.append((skills.plan(memory, slug, lesson, now), lesson))
         for plan, lesson in plans:
             result = _refresh_avoid(doc, plan, lesson)
@@ -309,7 +323,7 @@ def _extract_cli(memory, out, dry_run: bool) -> int:
 def _line(item) -> str:
     from maestro.memory.cli import one_line
 
-    where = ", ".join(item.get("applies_to") or []) or "everywhere"
+    where = ", ".join(item.get("applies_to") or []) or ("nowhere (no file known)" if "lesson" in item else "everywhere")
     head = f"{item['id']} [{item.get('confidence', '?')}] "
     text = item["title"] + (f" — {item['reason']}" if item.get("reason") else "")
     return one_line(head + ("avoid: " if item["id"].startswith("A") else "") + text + f"  (applies to: {where})")
@@ -325,7 +339,7 @@ def main(argv) -> int:
   patterns extract [--dry-run] [--cwd D] [--json]
 
 extract: a lesson (a verify check that keeps failing, a `what_didnt` item) observed in >= 2
-outcomes — or twice in one run — becomes a candidate skill in candidate-skills/<slug>/ plus an
+distinct outcomes becomes a candidate skill in candidate-skills/<slug>/ plus an
 avoid item here. Re-running it is idempotent. Promotion is by a person: memory skill promote."""
     from maestro.memory.cli import parser, run
     from maestro.memory.errors import StoreError

@@ -11,7 +11,8 @@ regenerates the body; it never changes a status.
 No code calls `promote`: only the `memory skill promote SLUG` command a person types. It publishes
 `~/.claude/skills/<slug>/SKILL.md` (`name: <slug>`, a quoted one-line `description`, the body)
 atomically and records its sha256 in `~/.maestro/install-manifest.json` as `skills/<slug>/SKILL.md`,
-exactly like the installer, so `maestro uninstall` removes it (installed or not). A symlinked path
+exactly like the installer, so `maestro uninstall` removes it (installed or not), holding the same
+manifest lock as install and uninstall (`manifest.locked()`: busy, exit 4, when it stays held). A symlinked path
 is refused; an existing SKILL.md that the manifest does not own with the same bytes (a skill of
 your own) is kept unless `--force`; maestro's shipped skill names are never taken. Promoting again
 refreshes a promoted skill. `archive SLUG --reason R` sets archived, archived_at, archive_reason; an
@@ -234,10 +235,9 @@ def skill_md(meta: dict, body: str, project_root: str) -> bytes:
 
 def promote(memory, slug: str, force: bool = False) -> dict:
     """Publish the candidate as ~/.claude/skills/<slug>/SKILL.md, manifest-tracked. Person-only."""
-    from maestro import atomic, paths
+    from maestro import paths
     from maestro.install import manifest, targets
     from maestro.install.transaction import Transaction
-    from maestro.memory.layout import Layout
     from maestro.memory.lock import timeout_seconds
     from maestro.memory.patterns import locked
 
@@ -251,11 +251,8 @@ def promote(memory, slug: str, force: bool = False) -> dict:
         key = f"skills/{slug}/SKILL.md"
         destination = manifest.key_path(key)
         data = skill_md(meta, body, memory.project)
-        atomic.ensure_private_dir(paths.maestro_dir())
-        lock_dir = Layout.default().meta_dir  # not ~/.maestro itself: uninstall removes that when it is empty
-        atomic.make_private_dirs(lock_dir)
         try:
-            with atomic.flock_file(os.path.join(lock_dir, "install-manifest.lock"), timeout_seconds()):
+            with manifest.locked(timeout_seconds()):  # the one lock install and uninstall take too
                 owned = manifest.read(strict=True)
                 current = _check_destination(destination, manifest, owned["files"].get(key), force)
                 record = dict(owned, files=dict(sorted({**owned["files"], key: manifest.sha256(data)}.items())))
@@ -267,8 +264,8 @@ def promote(memory, slug: str, force: bool = False) -> dict:
                 except OSError as exc:
                     tx.rollback()
                     raise StoreError(f"cannot publish {destination}: {exc.strerror or exc}", "io") from None
-        except atomic.LockBusy:
-            raise StoreError("the install manifest is locked by another maestro; try again", "busy") from None
+        except manifest.ManifestBusy as exc:
+            raise StoreError(str(exc), "busy") from None
         except manifest.ManifestError as exc:
             raise StoreError(f"{exc}; refusing to change managed files", "malformed") from None
         from maestro.memory import outcomes

@@ -71,3 +71,34 @@ def test_an_unsafe_repo_id_is_refused_before_the_job(repo, scout_env):  # noqa: 
     query.write_text("q\n")
     result = run("scout", "--query", str(query), "--codemap", "../x", "slug", cwd=repo)
     assert result.rc == 3 and "invalid repo_id" in result.err and scout_env.calls("task") == []
+
+
+SECRET_REPLY = ("VALUE is in app.py:1.\npassword: hunter2\napi_key=ABCDEF1234567890XYZ\n"
+                "SCOUT_SUMMARY: app.py:1 defines VALUE")
+
+
+def test_secrets_and_the_companion_trailer_never_reach_the_codemap(repo, scout_env, home):  # noqa: F811
+    scout_env.set(turn_seconds=0, final_message=SECRET_REPLY)
+    query = repo.parent / "query.md"
+    query.write_text("Where is VALUE? my key is sk-abcdefghijklmnop1234567890\n")
+    result = run("scout", "--query", str(query), "--codemap", "app", "Value Lookup", cwd=repo)
+    assert result.rc == 0, result.out + result.err
+    text = codemap_path(home, repo).read_text()
+    assert "[Filtered:API key]" in text and "[Filtered:password]" in text and "SCOUT_SUMMARY: app.py:1" in text
+    assert "Codex session ID" not in text and "Resume in Codex" not in text
+    for directory, _, names in os.walk(home / ".maestro"):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                for secret in (b"sk-abcdefghijklmnop1234567890", b"hunter2", b"ABCDEF1234567890XYZ"):
+                    assert secret not in data, path
+
+
+def test_the_trailer_is_stripped_and_only_at_the_end():
+    from maestro.memory.codemap_scout import strip_trailer
+
+    answer = "See a.py:1.\nCodex session ID: thr_1 is quoted here\nend\n\nCodex session ID: thr_1\n" \
+             "Resume in Codex: codex resume thr_1\n"
+    assert strip_trailer(answer) == "See a.py:1.\nCodex session ID: thr_1 is quoted here\nend"

@@ -355,3 +355,30 @@ def test_reinstall_after_uninstall_round_trips(maestro, home, built_pyz):
         assert H.key_path(home, key).read_bytes() == H.source_bytes(key, built_pyz), key
     assert len(H.maestro_entries(home, H.read_json(H.settings_path(home)))) == len(H.VERBS)
     assert (home / ".maestro" / "ask-on-start").is_file()
+
+
+def test_manifest_lock_relocks_when_the_lock_file_was_removed_while_waiting(home):
+    """uninstall removes the lock file holding the lock; a waiter that wakes on the removed inode
+    must lock the new file instead, or two writers would hold "the" lock at once."""
+    import threading
+
+    from maestro.install import manifest
+
+    entered, held = [], manifest.locked(5.0)  # kept referenced: collecting it would release the lock
+    with manifest.locked(1.0) as path:
+        waiter = threading.Thread(target=lambda: entered.append(held.__enter__()))
+        waiter.start()
+        waiter.join(0.2)
+        assert not entered  # blocked behind us
+        os.unlink(path)  # what uninstall's drop_lock_file does, under the lock
+    waiter.join(5)
+    assert entered == [path] and os.path.exists(path)  # re-created and locked afresh
+    import fcntl
+
+    probe = os.open(path, os.O_RDWR)
+    try:
+        with pytest.raises(BlockingIOError):  # the live file is the one the waiter holds
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(probe)
+        held.__exit__(None, None, None)

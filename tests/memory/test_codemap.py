@@ -437,3 +437,78 @@ def test_the_subcommands_are_listed_in_memory_help(maestro):
 def test_an_unusable_cwd_is_exit_1(cm, tmp_path):
     result = cm("init", "r", "mod", "--source-path", "a", "--cwd", str(tmp_path / "absent"))
     assert result.rc == 1 and "not a directory" in result.err
+
+
+# -- review fixes: secrets, odd files, symlinked directories, floats -------------------------------
+def files_under(root) -> dict:
+    found = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    found[path] = handle.read()
+    return found
+
+
+def test_the_purpose_passes_the_secret_filter_before_it_reaches_disk(cm, codemaps, mem_root):  # noqa: F811
+    result = cm("init", "r", "mod", "--source-path", "src/a.py", "--purpose",
+                "password: x9secret and sk-abcdefghijklmnop1234567890", "--verified-commit", "tok-ghp_" + "a" * 36)
+    assert result.rc == 0, result.err
+    text = (codemaps / "r" / "mod.md").read_text()
+    assert "[Filtered:password]" in text and "[Filtered:API key]" in text
+    for content in files_under(mem_root).values():
+        assert b"x9secret" not in content and b"sk-abcdefghijklmnop" not in content and b"a" * 36 not in content
+
+
+def test_render_filters_the_purpose_and_the_notes():
+    from maestro.memory.codemap import render_codemap
+
+    text = render_codemap({"source_paths": ["a"]}, "r", "m", purpose="password: x", notes="api_key=ABCDEF1234567890XYZ")
+    assert "password: x" not in text and "ABCDEF1234567890XYZ" not in text and "[Filtered:password]" in text
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("kind", ["fifo", "symlink-to-dev-zero", "symlink-to-a-file", "too-big"])
+def test_a_fifo_a_device_link_or_a_huge_file_is_invalid_and_never_read(cm, repo, codemaps, kind):
+    from maestro.memory import codemap, codemap_probe
+
+    init(cm)
+    odd = codemaps / "r" / "x.md"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "symlink-to-dev-zero":
+        os.symlink("/dev/zero", odd)
+    elif kind == "symlink-to-a-file":
+        os.symlink(codemaps / "r" / "mod.md", odd)
+    else:
+        odd.write_bytes(plain_map().encode() + b"x" * codemap_probe.MAX_BYTES)
+    payload, rc = codemap.audit(str(codemaps), str(repo), write=True)
+    assert rc == 1 and payload["summary"]["total"] == 2 and payload["summary"]["invalid"] == 1
+    bad = [r for r in payload["results"] if r["codemap_path"].endswith("x.md")][0]
+    assert bad["reason"] == "invalid_frontmatter" and bad["error"] and not bad["wrote"]
+    result = cm("audit")
+    assert result.rc == 1 and "r/x.md: stale=None reason=invalid_frontmatter; error: " in result.out
+
+
+@pytest.mark.parametrize("link", ["codemaps", "repo_id"])
+def test_a_symlinked_codemaps_directory_is_refused(cm, codemaps, tmp_path, link):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if link == "codemaps":
+        codemaps.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(outside, codemaps)
+    else:
+        codemaps.mkdir(parents=True)
+        os.symlink(outside, codemaps / "r")
+    result = cm("init", "r", "mod", "--source-path", "src/a.py")
+    assert result.rc == 1 and "refusing to write a codemap through" in result.err and "symlink" in result.err
+    assert list(outside.iterdir()) == []
+
+
+def test_a_float_that_does_not_round_trip_survives_a_write_byte_for_byte(cm, repo, codemaps):
+    path = write_map(codemaps, "r/f.md", plain_map(commit=head(repo), extra="huge: 1.0e400\ntiny: 1.0e-400\n"
+                                                   "padded: 1.50\nhalf: 0.5\n"))
+    assert cm("probe", str(path), "--write").rc == 0
+    lines = meta_lines(path)
+    assert {"huge: 1.0e400", "tiny: 1.0e-400", "padded: 1.50", "half: 0.5"} <= set(lines)

@@ -92,3 +92,16 @@ def test_key_order_is_kept_and_new_keys_append():
     meta = fm.parse("z: 1\na: 2\n")
     meta["m"] = "new"
     assert fm.render(meta) == "z: 1\na: 2\nm: new"
+
+
+@pytest.mark.parametrize("raw", ["1.0e400", "-1.0e400", "1.0e-400", "1.50", "1.00000000000000000001"])
+def test_a_float_whose_text_would_change_stays_its_raw_text(raw):
+    assert fm.parse(f"x: {raw}\n") == {"x": raw}
+    assert fm.render(fm.parse(f"x: {raw}\n")) == f"x: {raw}"
+
+
+def test_floats_in_the_written_form_stay_floats():
+    assert fm.parse("a: 0.5\nb: 1.0\nc: -2.25\n") == {"a": 0.5, "b": 1.0, "c": -2.25}
+    for value in (float("inf"), float("nan")):
+        with pytest.raises(fm.FrontmatterError):
+            fm.render({"x": value})

@@ -1,5 +1,5 @@
 """`memory patterns`: patterns.json (add, list, remove, fail closed), `applicable()`, and `extract`,
-which turns a lesson seen in >= 2 outcome observations into a candidate skill and an avoid item."""
+which turns a lesson seen in >= 2 distinct outcomes into a candidate skill and an avoid item."""
 
 import json
 import os
@@ -30,12 +30,12 @@ def memory(repo):
     return ProjectMemory.for_cwd(str(repo))
 
 
-def save(memory, *, checks=(), didnt=(), files=("src/a.py",), state="STUCK", day=1):
+def save(memory, *, checks=(), didnt=(), files=("src/a.py",), state="STUCK", day=1, named=()):
     attempts = [{"n": n, "result": "verify_failed", "check": check, "summary": "tried"} for n, check in
                 enumerate(checks, 1)]
     rec = outcomes.record(kind="loop", task_id="plan-abc12345", state=state, started_at=f"2026-01-{day:02d}T00:00:00Z",
                           ended_at=f"2026-01-{day:02d}T01:00:00Z", attempts=attempts, files_changed=files,
-                          what_didnt=didnt)
+                          what_didnt=didnt, files_named=named)
     outcomes.save(memory, rec)
     return rec
 
@@ -95,10 +95,39 @@ def test_two_outcomes_make_one_candidate_with_two_observations_and_an_avoid_item
     assert doc["version"] == 1 and doc["project"] == memory.project and doc["last_updated"].endswith("Z")
 
 
-def test_two_failing_attempts_of_one_stuck_run_make_a_candidate(maestro, repo, memory):
-    save(memory, checks=[CHECK, CHECK], state="STUCK")
+def test_two_failing_attempts_of_one_stuck_run_are_one_outcome_not_a_candidate(maestro, repo, memory):
+    save(memory, checks=[CHECK, CHECK], state="STUCK", day=1)
     result = extract(maestro, repo)
-    assert [(c["action"], c["occurrences"]) for c in result["candidates"]] == [("created", 2)]
+    assert result["candidates"] == [] and result["lessons"] == 1
+    assert candidates(memory) == [] and not os.path.exists(memory.patterns_file)
+    save(memory, checks=[CHECK], state="STUCK", day=2)  # a second outcome with the same check
+    result = extract(maestro, repo)
+    assert [(c["action"], c["occurrences"]) for c in result["candidates"]] == [("created", 3)]
+    (slug,) = candidates(memory)
+    assert len(text(os.path.join(memory.candidate_skills, slug, "observations.jsonl")).splitlines()) == 3
+
+
+def test_applies_to_is_the_union_of_files_changed_and_files_named(maestro, repo, memory):
+    save(memory, checks=[CHECK], files=[], named=["src/plan_named.py"], day=1)
+    save(memory, checks=[CHECK], files=["src/b.py"], named=["src/plan_named.py", "docs/x.md"], day=2)
+    extract(maestro, repo)
+    (item,) = json.loads(text(memory.patterns_file))["avoid"]
+    assert item["applies_to"] == ["docs/x.md", "src/b.py", "src/plan_named.py"]
+    doc = patterns.load(memory)
+    assert [i["id"] for i in patterns.applicable(doc, ["src/plan_named.py"])] == [item["id"]]
+    assert patterns.applicable(doc, ["src/elsewhere.py"]) == []
+
+
+def test_a_stuck_run_that_changed_and_named_nothing_gives_an_avoid_item_that_applies_nowhere(maestro, repo, memory):
+    save(memory, checks=[CHECK], files=[], day=1)
+    save(memory, checks=[CHECK], files=[], day=2)
+    extract(maestro, repo)
+    (item,) = json.loads(text(memory.patterns_file))["avoid"]
+    assert item["applies_to"] == [] and "lesson" in item
+    doc = patterns.load(memory)
+    assert patterns.applicable(doc, ["src/a.py"]) == [] and patterns.applicable(doc, []) == []
+    listed = maestro("memory", "patterns", "list", "--file", "src/a.py", "--cwd", str(repo), "--json")
+    assert listed.rc == 0 and json.loads(listed.out)["items"] == []
 
 
 def test_rerunning_extract_changes_no_byte_and_new_observations_are_appended_once(maestro, repo, memory):
@@ -254,6 +283,28 @@ def test_applicable_matches_globs_and_prefixes(rules, files, expected):
     assert bool(found) is expected
     if expected:
         assert found[0]["kind"] == "pattern" and found[0]["id"] == "P001"
+
+
+def test_empty_applies_to_means_everywhere_only_for_hand_added_items():
+    doc = {"patterns": [{"id": "P001", "title": "hand", "applies_to": []}],
+           "avoid": [{"id": "A001", "title": "hand", "reason": "r", "applies_to": []},
+                     {"id": "A002", "title": "hand star", "reason": "r", "applies_to": ["*"]},
+                     {"id": "A003", "title": "mined", "reason": "r", "applies_to": [], "lesson": "check:x"},
+                     {"id": "A004", "title": "mined", "reason": "r", "lesson": "didnt:y"},
+                     {"id": "A005", "title": "mined", "reason": "r", "applies_to": ["src"], "lesson": "check:z"}]}
+    assert [i["id"] for i in patterns.applicable(doc, ["src/a.py"])] == ["P001", "A001", "A002", "A005"]
+    assert [i["id"] for i in patterns.applicable(doc, [])] == ["P001", "A001", "A002"]
+
+
+def test_lessons_read_a_missing_or_non_list_files_named_as_empty():
+    base = {"id": "o1", "task_id": "t", "state": "STUCK", "attempts": [{"n": 1, "check": "c"}],
+            "files_changed": ["a.py"]}
+    for named in (None, "src/b.py", 3, {"x": 1}):
+        record = dict(base, files_named=named) if named is not None else dict(base)
+        (lesson,) = patterns.lessons([record])
+        assert lesson["files"] == {"a.py"}
+    (lesson,) = patterns.lessons([dict(base, files_named=["b.py", 7])])
+    assert lesson["files"] == {"a.py", "b.py"}
 
 
 def test_applicable_returns_both_kinds_and_ignores_junk():

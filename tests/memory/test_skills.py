@@ -161,3 +161,43 @@ def test_a_malformed_candidate_fails_closed(maestro, repo, slug):
     assert "(malformed)" in skill(maestro, repo, "list").out
     assert maestro("memory", "patterns", "extract", "--cwd", str(repo)).rc == 3
     assert path.read_text() == "no frontmatter here\n"
+
+
+def _hold_manifest_lock(home):
+    """Take the shared install-manifest lock from this process (its own open file description)."""
+    import fcntl
+
+    (home / ".maestro").mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(home / ".maestro" / "install-manifest.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_promote_refuses_busy_while_the_install_manifest_lock_is_held(maestro, repo, slug, home, monkeypatch):
+    monkeypatch.setenv("MAESTRO_MEMORY_LOCK_TIMEOUT_SEC", "0.2")
+    fd = _hold_manifest_lock(home)
+    try:
+        result = skill(maestro, repo, "promote", slug)
+    finally:
+        os.close(fd)
+    assert result.rc == 4 and "install manifest is locked by another maestro" in result.err
+    assert not (home / ".claude" / "skills" / slug).exists() and manifest(home) is None
+    assert "status: candidate" in candidate_md(repo, slug)
+    assert skill(maestro, repo, "promote", slug).rc == 0  # released: it goes through
+    assert f"skills/{slug}/SKILL.md" in manifest(home)["files"]
+
+
+def test_install_and_uninstall_wait_for_the_lock_promote_takes(maestro, repo, slug, home):
+    import threading
+    import time
+
+    assert skill(maestro, repo, "promote", slug).rc == 0
+    for verb in ("install", "uninstall"):
+        fd = _hold_manifest_lock(home)
+        threading.Timer(0.5, os.close, (fd,)).start()
+        started = time.monotonic()
+        assert maestro(verb).rc == 0
+        assert time.monotonic() - started >= 0.45, verb  # it waited for the holder
+        if verb == "install":
+            assert f"skills/{slug}/SKILL.md" in manifest(home)["files"]  # the promoted entry survived
+    assert manifest(home) is None and not (home / ".maestro" / "install-manifest.lock").exists()
