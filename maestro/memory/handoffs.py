@@ -107,21 +107,27 @@ def one_line(text, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _clause(state: str, plan: str, kind: str, task_id: str):
+    """What to do about the task before dispatching it again (None: nothing, just re-run)."""
+    if state == "NEEDS_ANSWERS":
+        if kind != "watchdog" and plan:  # the loop appends the questions to the plan
+            return f"answer QUESTIONS in {plan}"
+        return f"answer the QUESTIONS (maestro memory outcome list --task {task_id})"
+    if state == "STUCK":
+        return f"re-plan or debate the root cause (attempt history in {plan})"
+    if state in ("BLOCKED", "POISONED"):
+        return "check `maestro status` and resolve the blocker"
+    return None
+
+
 def next_step(state: str, plan: str, verify: str = None, kind: str = "loop", task_id: str = None) -> str:
     """The command to run next, with every argument shell-quoted (an agent may run it as is)."""
     if kind == "watchdog":
         rerun = f"maestro watchdog --file {_quote(plan)}" if plan else "maestro watchdog \"<the plan>\""
     else:
         rerun = f"maestro loop --plan {_quote(plan)}" + (f" --verify {_quote(verify)}" if verify else "")
-    if state == "NEEDS_ANSWERS":
-        if kind == "loop" and plan:
-            return f"answer QUESTIONS in {plan}, then run: {rerun}"
-        return f"answer the QUESTIONS (maestro memory outcome list --task {task_id} --json), then run: {rerun}"
-    if state == "STUCK":
-        return f"re-plan or debate the root cause (the attempt history is in {plan}), then run: {rerun}"
-    if state in ("BLOCKED", "POISONED"):
-        return f"check `maestro status`, resolve the blocker, then run: {rerun}"
-    return f"run again: {rerun}"
+    clause = _clause(state, plan, kind, task_id)
+    return f"{clause}, then run: {rerun}" if clause else f"run again: {rerun}"
 
 
 def _quote(text: str) -> str:
@@ -148,17 +154,11 @@ def short_step(state: str, plan: str, kind: str = "loop", task_id: str = None):
     """The next step as one short clause for the resume line (the handoff keeps the full command)."""
     if not plan:
         return None
-    if kind == "watchdog":
-        if state == "NEEDS_ANSWERS":
-            return f"answer the QUESTIONS (maestro memory outcome list --task {task_id}), then re-dispatch {plan}"
-        return f"check `maestro status`, then re-dispatch {plan} (maestro watchdog --file)"
-    if state == "NEEDS_ANSWERS":
-        return f"answer QUESTIONS in {plan}"
-    if state == "STUCK":
-        return f"re-plan or debate the root cause (attempt history in {plan})"
-    if state in ("BLOCKED", "POISONED"):
-        return f"check `maestro status`, resolve the blocker, then re-run the loop on {plan}"
-    return f"re-run the loop on {plan}"
+    clause = _clause(state, plan, kind, task_id)
+    again = f"re-run the {kind if kind == 'watchdog' else 'loop'} on {plan}"
+    if state in ("NEEDS_ANSWERS", "STUCK"):
+        return clause
+    return f"{clause}, then {again}" if clause else again
 
 
 def resume_lines(memory, limit: int = MAX_LINES) -> list:

@@ -151,7 +151,7 @@ def test_watchdog_needs_answers_leaves_a_watchdog_handoff(repo, fake, home):
     [handoff] = read_handoffs(home).values()
     assert handoff["kind"] == "watchdog" and handoff["state"] == "NEEDS_ANSWERS"
     assert handoff["next_command"].startswith(f"answer the QUESTIONS (maestro memory outcome list --task "
-                                              f"{outcome['task_id']} --json), then run: maestro watchdog")
+                                              f"{outcome['task_id']}), then run: maestro watchdog")
 
 
 @pytest.mark.parametrize("value", ["0", "false", "OFF", " no "])
