@@ -6,8 +6,9 @@
 Installs the archive into a throw-away HOME, then times (median wall time of N runs, each a
 fresh process fed a realistic payload):
   floor          python3 -S -E -c pass                (the bare interpreter)
-  gate/inject/session-start, run exactly as Claude Code runs them: `sh -c "<registered command>"`,
-  and the same argv without the shell.
+  gate/inject/session-start/stop, run exactly as Claude Code runs them: `sh -c "<registered
+  command>"`, and the same argv without the shell. `stop` runs with the write guard on, a 1 MB
+  transcript and a git repository as cwd (its worst case: tail read + two git calls).
 Target (issue 2): gate ≤ 2.5 × floor. This prints numbers; it asserts nothing.
 """
 
@@ -27,7 +28,27 @@ PAYLOADS = {
     "inject": {"session_id": "bench", "hook_event_name": "UserPromptSubmit",
                "prompt": "please fix the failing test in src/app.py"},
     "session-start": {"session_id": "bench", "source": "startup", "hook_event_name": "SessionStart"},
+    "stop": {"session_id": "bench", "hook_event_name": "Stop", "stop_hook_active": False},
 }
+
+
+def stop_fixture(home: str) -> dict:
+    """A git repository, a ~1 MB transcript ending in a tool-using turn, and the guard switched on."""
+    repo = os.path.join(home, "repo")
+    os.makedirs(repo)
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    transcript = os.path.join(home, "transcript.jsonl")
+    with open(transcript, "w") as handle:
+        for n in range(1500):
+            handle.write(json.dumps({"type": "user", "uuid": f"p{n}", "message": {"role": "user",
+                                                                                  "content": "x" * 300}}) + "\n")
+            handle.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": "y" * 300}, {"type": "tool_use", "id": f"t{n}", "name": "Bash",
+                                                      "input": {"command": "ls"}}]}}) + "\n")
+    os.makedirs(os.path.join(home, ".maestro"), exist_ok=True)
+    with open(os.path.join(home, ".maestro", "config.toml"), "w") as handle:
+        handle.write("[memory]\nwrite_guard = true\nthreshold = 2\n")
+    return dict(PAYLOADS["stop"], cwd=repo, transcript_path=transcript)
 
 
 def median_ms(argv, stdin: bytes, env, runs: int) -> float:
@@ -59,7 +80,8 @@ def main() -> int:
                     commands[verb] = hook["command"]
         floor = median_ms([python, "-S", "-E", "-c", "pass"], b"", env, args.runs)
         print(f"floor  python3 -S -E -c pass            {floor:7.2f} ms  (1.00x)")
-        for verb, payload in PAYLOADS.items():
+        payloads = dict(PAYLOADS, stop=stop_fixture(home))
+        for verb, payload in payloads.items():
             data = json.dumps(payload).encode()
             command = commands[verb].split(" # ")[0]
             shell = median_ms(["sh", "-c", command], data, env, args.runs)

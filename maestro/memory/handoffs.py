@@ -191,15 +191,16 @@ def from_stop(payload: dict, root: str = None, last_prompt=None) -> str:
             or not os.path.isabs(cwd) or not os.path.isdir(cwd)):
         return ""
     from maestro.core import gitscope
-    from maestro.memory.layout import project_root
 
-    top = project_root(cwd)
+    directory = os.path.realpath(cwd)
+    try:  # one git call for both: the Stop hook runs at the end of every turn
+        top, git_dir = gitscope.git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], directory).splitlines()
+        top = os.path.realpath(top)  # = layout.project_root(cwd)
+        lease_held = os.path.isdir(os.path.join(git_dir, "maestro-write.lock"))
+    except (gitscope.GitError, ValueError):  # not a repository: the project is the directory itself
+        top, lease_held = directory, False
     memory = project.ProjectMemory(top, root)
     task_id = session_task_id(session_id)
-    try:
-        lease_held = os.path.isdir(os.path.join(gitscope.git_dir(top), "maestro-write.lock"))
-    except gitscope.GitError:
-        lease_held = False
     open_tasks = [item for item in load_open(memory) if item.get("kind") != "session"]
     if not lease_held and not open_tasks:
         return "cleared" if remove(memory, task_id) else ""
