@@ -41,9 +41,9 @@ def handoff_step(payload: dict) -> None:
     state and the next step; otherwise clear this session's note."""
     if not isinstance(payload, dict) or not payload.get("cwd"):
         return
-    from maestro.memory import guard, handoffs
+    from maestro.memory import handoffs, transcript
 
-    handoffs.from_stop(payload, last_prompt=guard.last_prompt)
+    handoffs.from_stop(payload, last_prompt=transcript.last_prompt)
 
 
 def main(argv) -> int:

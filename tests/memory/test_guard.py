@@ -9,7 +9,7 @@ import stat
 import pytest
 from memory_helpers import CANONICAL_TIME
 
-from maestro.memory import guard, layout, snapshot
+from maestro.memory import guard, layout, snapshot, transcript
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -164,28 +164,28 @@ def test_read_turn_counts_the_tool_calls_after_the_last_genuine_prompt(tmp_path)
                  {"type": "user", "message": {"role": "user", "content": [
                      {"type": "tool_result", "tool_use_id": "t2"}, {"type": "text", "text": "hook note"}]}},
                  {"type": "system", "content": "x"}, {"type": "summary", "summary": "s"})
-    assert guard.read_turn(path) == ("p2", 2, False)
+    assert transcript.read_turn(path) == ("p2", 2, False)
 
 
 def test_read_turn_with_content_blocks_and_no_uuid(tmp_path):
     path = lines(tmp_path / "t.jsonl", prompt([{"type": "text", "text": "hi"}], uuid=None), tool(None, None))
-    assert guard.read_turn(path) == (None, 2, False)  # id-less calls count one each
+    assert transcript.read_turn(path) == (None, 2, False)  # id-less calls count one each
 
 
 def test_read_turn_missing_or_odd_paths(tmp_path):
-    assert guard.read_turn(str(tmp_path / "absent.jsonl")) is None
-    assert guard.read_turn(str(tmp_path)) is None
-    assert guard.read_turn(None) is None and guard.read_turn("") is None and guard.read_turn("a\0b") is None
+    assert transcript.read_turn(str(tmp_path / "absent.jsonl")) is None
+    assert transcript.read_turn(str(tmp_path)) is None
+    assert transcript.read_turn(None) is None and transcript.read_turn("") is None and transcript.read_turn("a\0b") is None
     (tmp_path / "empty.jsonl").write_bytes(b"")
-    assert guard.read_turn(str(tmp_path / "empty.jsonl")) == (None, 0, False)
+    assert transcript.read_turn(str(tmp_path / "empty.jsonl")) == (None, 0, False)
 
 
 def test_read_turn_drops_the_partial_first_line_of_its_window(tmp_path):
     path = tmp_path / "t.jsonl"
     lines(path, prompt("old", "p1"), tool("x" * 50))
     window = len(json.dumps(tool("x" * 50))) - 10  # starts inside the tool line: it must not parse
-    assert guard.read_turn(str(path), tail=window + 1) == (None, 0, False)
-    assert guard.read_turn(str(path)) == ("p1", 1, False)
+    assert transcript.read_turn(str(path), tail=window + 1) == (None, 0, False)
+    assert transcript.read_turn(str(path)) == ("p1", 1, False)
 
 
 # --- on_stop ------------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def mcp_result(tool_id, text, is_error=False):
 ])
 def test_a_memory_mcp_add_in_the_turn_counts_as_a_write(tmp_path, records, wrote):
     path = lines(tmp_path / "t.jsonl", prompt(), tool("b1"), *records)
-    assert guard.read_turn(path)[2] is wrote
+    assert transcript.read_turn(path)[2] is wrote
 
 
 def test_an_mcp_write_resets_the_gap_and_clears_the_alert(tmp_path):
@@ -354,4 +354,4 @@ def test_a_stop_hook_continuation_is_the_same_turn_not_a_new_prompt(tmp_path):
     path = lines(tmp_path / "t.jsonl", prompt("do x", "p1"), tool("t1"),
                  prompt("Stop hook feedback:\n- keep going", "c1"), tool("t2"),
                  prompt([{"type": "text", "text": "Stop hook feedback: more"}], "c2"), tool("t3"))
-    assert guard.read_turn(path) == ("p1", 3, False)
+    assert transcript.read_turn(path) == ("p1", 3, False)
