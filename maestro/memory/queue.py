@@ -34,6 +34,7 @@ from maestro.memory import entry as grammar
 from maestro.memory.errors import StoreError
 from maestro.memory.store import Store, clean_text, shown
 from maestro.memory.txn import backup, check_write_block, make_private_dirs
+from maestro.memory.txn import read_bytes as _read
 
 QUEUE_FILE = "SUGGESTIONS.jsonl"
 SEQ_FILE = "queue.json"
@@ -51,16 +52,6 @@ class Decision:
 
 def normalise(text: str) -> str:
     return " ".join(str(text).split()).casefold()
-
-
-def _read(path: str):
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}", "io") from None
 
 
 def parse(data, path: str = QUEUE_FILE, strict: bool = True) -> list:

@@ -51,24 +51,24 @@ def check_write_block(layout) -> None:
 
 def read_entries(path: str) -> list:
     """Lenient read for listing: a missing file is empty; undecodable bytes become U+FFFD."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}", "io") from None
-    return grammar.parse_entries(data.decode("utf-8", "replace"))
+    data = read_bytes(path)
+    return grammar.parse_entries(data.decode("utf-8", "replace")) if data is not None else []
 
 
-def _read_bytes(path: str):
+def read_bytes(path: str, note: str = ""):
+    """A file's bytes, None when it is absent; any other failure is an `io` StoreError (`note` is
+    appended to its message, e.g. what a failed write left untouched)."""
     try:
         with open(path, "rb") as handle:
             return handle.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}; nothing was written", "io") from None
+        raise StoreError(f"cannot read {path}: {exc.strerror}{note}", "io") from None
+
+
+def _read_bytes(path: str):
+    return read_bytes(path, "; nothing was written")
 
 
 def backup(path: str, data: bytes) -> str:
