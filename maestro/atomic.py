@@ -92,6 +92,52 @@ def make_private_dirs(path: str) -> None:
             pass
 
 
+class NotRegular(Exception):
+    """`read_regular` found something it must not read: its `reason` says what."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_regular(path: str, limit: int):
+    """The bytes of the regular file at `path` (at most `limit`), None when it is absent. A symlink,
+    a directory, a FIFO or device, or a larger file raises NotRegular — the file is opened
+    non-blocking and without following links, so a FIFO planted in a state directory never hangs a
+    hook. Other OS errors propagate."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise NotRegular("a symlink, not a regular file") from None
+        if exc.errno == errno.EISDIR:
+            raise NotRegular("a directory") from None
+        if exc.errno == errno.ENXIO:
+            raise NotRegular("not a regular file") from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise NotRegular("a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular("not a regular file")
+        chunks, size = [], 0
+        while size <= limit and st.st_size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit or st.st_size > limit:
+            raise NotRegular(f"larger than {limit} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 class LockBusy(Exception):
     """The flock stayed held by another process for the whole wait."""
 

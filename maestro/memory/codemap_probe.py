@@ -11,9 +11,7 @@ device, a symlink) is invalid_frontmatter with an `error` saying why; it is neve
 """
 
 import datetime
-import errno
 import os
-import stat
 import subprocess
 
 from maestro import atomic
@@ -110,43 +108,14 @@ class _Unreadable(str):
 
 
 def _read(path: str):
-    """The bytes of the regular file at `path`; None when absent; _Unreadable for a symlink, a FIFO, a
-    device or a file over MAX_BYTES — opened non-blocking and without following links, so never hangs."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    """The bytes of the regular file at `path`; None when absent (or a directory); _Unreadable for a
+    symlink, a FIFO, a device or a file over MAX_BYTES (maestro.atomic.read_regular: never hangs)."""
     try:
-        fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP or os.path.islink(path):
-            return _Unreadable("a symlink, not a regular file")
-        if exc.errno == errno.EISDIR:
-            return None
-        if exc.errno == errno.ENXIO:
-            return _Unreadable("not a regular file")
-        raise CodemapError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            return _Unreadable("not a regular file")
-        if st.st_size > MAX_BYTES:
-            return _Unreadable(f"larger than {MAX_BYTES} bytes")
-        chunks, size = [], 0
-        while size <= MAX_BYTES:
-            chunk = os.read(fd, MAX_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > MAX_BYTES:
-            return _Unreadable(f"larger than {MAX_BYTES} bytes")
-        return b"".join(chunks)
+        return atomic.read_regular(path, MAX_BYTES)
+    except atomic.NotRegular as exc:
+        return None if exc.reason == "a directory" else _Unreadable(exc.reason)
     except OSError as exc:
         raise CodemapError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
-    finally:
-        os.close(fd)
 
 
 def _parse(data: bytes):

@@ -100,27 +100,14 @@ def read_json(path: str):
     file — or anything but a regular file (a FIFO would block the SessionStart hook; a link may
     point anywhere) — raises StoreError (fails closed: the caller never overwrites what it could
     not read)."""
-    import stat
-
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
+        data = atomic.read_regular(path, MAX_JSON_BYTES)
+    except atomic.NotRegular as exc:
+        raise StoreError(f"{path} is {exc.reason}", "malformed") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    if data is None:
         return None
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(f"{path} is not a regular file", "malformed")
-        with os.fdopen(fd, "rb") as handle:
-            fd = None
-            data = handle.read(MAX_JSON_BYTES + 1)
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
-    finally:
-        if fd is not None:
-            os.close(fd)
-    if len(data) > MAX_JSON_BYTES:
-        raise StoreError(f"{path} is larger than {MAX_JSON_BYTES >> 20} MiB", "malformed")
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
