@@ -1,15 +1,21 @@
-"""`gate`: the PreToolUse hook for Edit|Write|MultiEdit (and NotebookEdit).
+"""`gate`: the PreToolUse hook for Edit|Write|MultiEdit|NotebookEdit, Bash and MCP tools.
 
-In maestro, Claude plans and reviews while Codex holds the pen, so a direct source edit by the
+In maestro, Claude plans and reviews while Codex holds the pen, so a direct source write by the
 orchestrator is blocked (exit 2, guidance on stderr) unless the user explicitly granted it for
-this session ("edit it yourself"). Scratch and harness paths and non-code files stay free.
-Anything unreadable fails closed: an allow without a trustworthy target path is a bypass.
+this session ("edit it yourself"). Scratch and harness paths and non-code files stay free; the
+files that control the gate itself are protected (hooks/classify.py).
+- Edit/Write/MultiEdit/NotebookEdit: the one `file_path`/`notebook_path`.
+- Bash: every file the command would write, as bash would run it (hooks/bash_writes.py); a
+  target that cannot be resolved before it runs, or a command that cannot be analysed, blocks.
+- mcp__*: the path-like arguments of a tool whose name says it writes (hooks/mcp_gate.py).
+Anything unreadable fails closed: an allow without a trustworthy target path is a bypass, and
+the exit code never depends on stderr being writable.
 
-Hot path: imports only os/stat/posixpath (preloaded) plus maestro's small policy modules.
+Hot path: imports only os/stat/posixpath (preloaded) plus maestro's small policy modules; the
+Bash parser and the MCP rules are imported only for their payloads.
 """
 
 import os
-import stat
 import sys
 
 from maestro.hooks import policy
@@ -34,16 +40,23 @@ BLOCK_GUIDANCE = (
 SUBAGENT_NOTE = 'A subagent never inherits "edit it yourself"; only the main session can hold that grant.\n'
 
 EDIT_PATH_KEYS = ("file_path", "notebook_path")
+MESSAGE_TARGETS = 5  # a block names at most this many targets, then counts the rest
+WORD_LIMIT = 120
 
 
 class _Malformed(Exception):
     pass
 
 
-def _target_path(payload: dict) -> str:
+def _tool_input(payload: dict) -> dict:
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         raise _Malformed("tool_input is not an object")
+    return tool_input
+
+
+def _target_path(payload: dict) -> str:
+    tool_input = _tool_input(payload)
     for key in EDIT_PATH_KEYS:
         value = tool_input.get(key)
         if value is not None:
@@ -53,78 +66,80 @@ def _target_path(payload: dict) -> str:
     raise _Malformed("no file path in tool_input")
 
 
-def _windows_style(path: str) -> bool:
-    """A drive-letter or UNC path, as Claude Code on Windows sends them."""
-    return (len(path) >= 3 and path[0].isalpha() and path[1] == ":" and path[2] in "\\/") or (
-        path.startswith("\\\\")
-    )
-
-
-def canonical_path(absolute: str) -> str:
-    """realpath of the deepest existing ancestor + the missing tail (spec §4).
-
-    A symlink anywhere on the existing part is resolved, so a scratch-named link into the
-    repository is classified by where it points; the missing tail cannot contain links.
-    """
-    cursor = absolute
-    missing = []
-    while True:
-        try:
-            st = os.lstat(cursor)
-        except FileNotFoundError:
-            parent = os.path.dirname(cursor)
-            if parent == cursor:
-                raise
-            missing.append(os.path.basename(cursor))
-            cursor = parent
-            continue
-        if stat.S_ISLNK(st.st_mode) or stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
-            base = os.path.realpath(cursor, strict=True)
-        else:
-            base = cursor
-        return os.path.join(base, *reversed(missing)) if missing else base
-
-
-def _scratch_roots(home: str):
-    roots = ["/tmp", "/private/tmp"]
-    tmpdir = os.environ.get("TMPDIR", "").rstrip("/")
-    if tmpdir.startswith("/") and tmpdir:
-        roots.append(tmpdir)
-        roots.append(os.path.realpath(tmpdir))
-    roots.append(canonical_path(os.path.join(home, "Desktop")))
-    return roots
-
-
-def _is_executable_file(path: str) -> bool:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return False
-    return stat.S_ISREG(st.st_mode) and bool(st.st_mode & 0o111)
-
-
-def _windows_decision(raw: str, cwd: str):
-    """Lexical classification of a Windows path received on a POSIX host (nothing to stat)."""
-    import ntpath
-
-    joined = ntpath.normpath(raw if _windows_style(raw) else ntpath.join(cwd, raw))
-    segments = [s for s in joined.replace("/", "\\").split("\\") if s]
-    if policy.has_harness_segment(segments):
-        return True
-    return policy.is_noncode(segments[-1] if segments else "")
-
-
 def is_free_path(raw: str, cwd: str, home: str) -> bool:
     """True when the path itself is exempt: scratch, harness, or non-code and not executable."""
-    if os.sep == "/" and (_windows_style(raw) or (_windows_style(cwd) and not raw.startswith("/"))):
-        return _windows_decision(raw, cwd)
-    absolute = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(cwd, raw))
-    canonical = canonical_path(absolute)
-    if any(policy.is_under(canonical, root, os.sep) for root in _scratch_roots(home)):
-        return True
-    if policy.has_harness_segment(canonical.split(os.sep)):
-        return True
-    return not _is_executable_file(canonical) and policy.is_noncode(os.path.basename(canonical))
+    from maestro.hooks import classify
+
+    return classify.judge(raw, cwd, home) == classify.FREE
+
+
+def _shown(text: str) -> str:
+    """A word as the block message shows it: one printable line, bounded."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= WORD_LIMIT else text[: WORD_LIMIT - 1] + "…"
+
+
+def _offending(targets, cwd: str, home: str):
+    """(target, verdict) for every target the gate would block; verdict None = unresolved."""
+    from maestro.hooks import classify
+
+    found = []
+    for target in targets:
+        if target.path is None or (target.cwd is None and not target.path.startswith("/")):
+            found.append((target, None))
+            continue
+        if classify.never_a_target(target.path):
+            continue
+        if not target.path or "\0" in target.path:
+            found.append((target, None))
+            continue
+        base = target.cwd if target.cwd is not None else cwd
+        verdict = (classify.judge_tree if target.tree else classify.judge)(target.path, base, home)
+        if verdict != classify.FREE:
+            found.append((target, verdict))
+    return found
+
+
+def _describe(tool: str, offending) -> str:
+    from maestro.hooks import classify
+
+    lines = []
+    for target, verdict in offending[:MESSAGE_TARGETS]:
+        word = _shown(target.word or target.path or "?")
+        action = f"{target.channel} would {target.action} {word}"
+        if verdict is None:
+            lines.append(f"ORCHESTRATOR GATE ({tool}): {action}, which cannot be resolved before it runs; failing closed.\n")
+        elif verdict == classify.PROTECTED:
+            lines.append(f"ORCHESTRATOR GATE ({tool}): {action}, which controls Claude Code's hooks or maestro's gate.\n")
+        else:
+            lines.append(f"ORCHESTRATOR GATE ({tool}): {action}.\n")
+    if len(offending) > MESSAGE_TARGETS:
+        lines.append(f"ORCHESTRATOR GATE ({tool}): … and {len(offending) - MESSAGE_TARGETS} more.\n")
+    return "".join(lines)
+
+
+def _tool_targets(tool: str, payload: dict, cwd: str, home: str):
+    """(targets, problem) for a Bash or MCP call; problem is a one-line reason to fail closed."""
+    from maestro.hooks.targets import BashSyntaxError
+
+    tool_input = _tool_input(payload)
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if not isinstance(command, str) or "\0" in command:
+            raise _Malformed("tool_input.command is not a string")
+        from maestro.hooks import bash_writes
+
+        try:
+            return bash_writes.find_writes(command, cwd, os.environ, home), ""
+        except BashSyntaxError as exc:
+            return [], f"ORCHESTRATOR GATE (Bash): could not analyse the command ({_shown(str(exc))}); failing closed.\n"
+    from maestro.hooks import mcp_gate
+
+    targets = mcp_gate.mcp_writes(tool, tool_input)
+    for target in targets:
+        if target.cwd is None:
+            target.cwd = cwd
+    return targets, ""
 
 
 def decide(payload) -> tuple:
@@ -134,21 +149,65 @@ def decide(payload) -> tuple:
 
     if not isinstance(payload, dict) or not policy.is_valid_session_id(payload.get("session_id")):
         raise _Malformed("payload or session_id")
-    raw = _target_path(payload)
     cwd = payload.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise _Malformed("cwd is not a string")
     cwd = cwd or os.getcwd()
-    if is_free_path(raw, cwd, paths.home()):
-        return 0, ""
+    home = paths.home()
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str):
+        tool = None  # older payloads carry no tool name: judged by their file path, as before
+    if tool == "Bash" or (tool or "").startswith("mcp__"):
+        targets, problem = _tool_targets(tool, payload, cwd, home)
+        if not problem:
+            offending = _offending(targets, cwd, home)
+            if not offending:
+                return 0, ""
+            problem = _describe("Bash" if tool == "Bash" else "MCP", offending)
+        guidance = problem + BLOCK_GUIDANCE
+    else:
+        raw = _target_path(payload)
+        from maestro.hooks import classify
+
+        verdict = classify.judge(raw, cwd, home)
+        if verdict == classify.FREE:
+            return 0, ""
+        guidance = BLOCK_GUIDANCE
+        if verdict == classify.PROTECTED:
+            guidance = _describe(tool or "Edit", [(_EditTarget(tool or "Edit", raw), verdict)]) + BLOCK_GUIDANCE
     subagent = any(
         isinstance(payload.get(key), str) and payload.get(key).strip() for key in ("agent_id", "agent_type")
     )
     if subagent:
-        return 2, BLOCK_GUIDANCE + SUBAGENT_NOTE
+        return 2, guidance + SUBAGENT_NOTE
     if flags.flag_is_valid(payload["session_id"]):
         return 0, ""
-    return 2, BLOCK_GUIDANCE
+    return 2, guidance
+
+
+class _EditTarget:
+    __slots__ = ("channel", "action", "path", "word")
+
+    def __init__(self, tool: str, raw: str):
+        self.channel, self.action, self.path, self.word = tool, "write", raw, raw
+
+
+def _write_message(message: str) -> None:
+    """Best effort: the decision never depends on the message being written (closed, full or
+    broken stderr). The text is written through the fd when sys.stderr is unusable, and a failed
+    write leaves nothing buffered for the interpreter's exit-time flush to fail on (exit 120)."""
+    stream = sys.stderr
+    try:
+        stream.write(message)
+        stream.flush()
+        return
+    except Exception:  # noqa: BLE001 - None (fd 2 closed at start), ENOSPC, EPIPE, EBADF
+        pass
+    sys.stderr = None
+    try:
+        os.write(2, message.encode("utf-8", "replace"))
+    except OSError:
+        pass
 
 
 def main(argv) -> int:
@@ -166,6 +225,5 @@ def main(argv) -> int:
         crash.record("gate", exc)
         rc, message = 2, FAIL_CLOSED
     if message:
-        sys.stderr.write(message)
-        sys.stderr.flush()
+        _write_message(message)
     return rc

@@ -119,9 +119,10 @@ class Gen:
             return f"{repo}/\ud800{self.word()}.{r.choice(CODE_EXTS)}", None
         if choice == 11:
             return f"{repo}/\udcff{self.word()}.{r.choice(CODE_EXTS)}", None
-        if choice == 12:  # Windows-style code paths
-            return r.choice([f"C:\\repo\\src\\{name}", f"c:/repo/{name}", f"\\\\server\\share\\{name}",
-                             f"C:\\repo\\.claude\\..\\src\\{name}", f"D:\\r\\.claudex\\{name}"]), r.choice([None, "C:\\repo"])
+        if choice == 12:  # Windows-style code paths (`c:/…` is a relative POSIX path: judged against a Windows cwd)
+            path = r.choice([f"C:\\repo\\src\\{name}", f"c:/repo/{name}", f"\\\\server\\share\\{name}",
+                             f"C:\\repo\\.claude\\..\\src\\{name}", f"D:\\r\\.claudex\\{name}"])
+            return path, "C:\\repo" if path.startswith("c:/") else r.choice([None, "C:\\repo"])
         if choice == 13:
             return f"src\\{name}", "C:\\repo"
         if choice == 14:  # a harness name earlier in the path, cancelled by '..'
