@@ -4,32 +4,41 @@
     python3 bench/hooks.py [--pyz dist/maestro.pyz] [--runs 40]
 
 Installs the archive into a throw-away HOME, then times (median wall time of N runs, each a
-fresh process fed a realistic payload):
-  floor          python3 -S -E -c pass                (the bare interpreter)
-  gate/inject/session-start/stop, run exactly as Claude Code runs them: `sh -c "<registered
-  command>"`, and the same argv without the shell. `stop` runs with the write guard on, a 1 MB
-  transcript and a git repository as cwd (its worst case: tail read + two git calls).
-Target (issue 2): gate ≤ 2.5 × floor. This prints numbers; it asserts nothing.
+fresh process fed a realistic payload; the measurements are interleaved round by round so that
+every row sees the same machine load as the floor):
+  floor          python3 -S -E -c pass       (the bare interpreter the hooks are registered with)
+  gate (Edit)    a source Edit, run exactly as Claude Code runs it: `sh -c "<registered command>"`
+  gate (Bash)    a test command with a pipe and a heredoc, likewise
+  inject/session-start/stop, as installed, and each gate payload as plain argv without the shell.
+  `stop` runs with the write guard on, a 1 MB transcript and a git repository as cwd (its worst
+  case: tail read + two git calls).
+Target (issue 14): both gate rows ≤ 2.5 × floor. This prints numbers; it asserts nothing.
 """
 
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+TARGET_RATIO = 2.5
+BENCH_REPO = "/nonexistent-bench/repo"
+TEST_COMMAND = "cat <<'EOF' | python3 -m pytest -q tests/ 2>&1 | tail -5\nx\nEOF"
 PAYLOADS = {
-    "gate": {"session_id": "bench", "cwd": "/nonexistent-bench/repo", "hook_event_name": "PreToolUse",
-             "tool_name": "Edit", "tool_input": {"file_path": "/nonexistent-bench/repo/src/app.py",
-                                                 "old_string": "a", "new_string": "b"}},
+    "gate (Edit)": {"session_id": "bench", "cwd": BENCH_REPO, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                    "tool_input": {"file_path": BENCH_REPO + "/src/app.py", "old_string": "a", "new_string": "b"}},
+    "gate (Bash)": {"session_id": "bench", "cwd": BENCH_REPO, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": TEST_COMMAND, "description": "run the tests"}},
     "inject": {"session_id": "bench", "hook_event_name": "UserPromptSubmit",
                "prompt": "please fix the failing test in src/app.py"},
     "session-start": {"session_id": "bench", "source": "startup", "hook_event_name": "SessionStart"},
     "stop": {"session_id": "bench", "hook_event_name": "Stop", "stop_hook_active": False},
 }
+TARGETED = ("gate (Edit)", "gate (Bash)")
 
 
 def stop_fixture(home: str) -> dict:
@@ -51,13 +60,35 @@ def stop_fixture(home: str) -> dict:
     return dict(PAYLOADS["stop"], cwd=repo, transcript_path=transcript)
 
 
-def median_ms(argv, stdin: bytes, env, runs: int) -> float:
-    samples = []
+def registered_commands(home: str) -> dict:
+    """verb -> (full command as registered, its plain argv)."""
+    with open(os.path.join(home, ".claude", "settings.json")) as handle:
+        settings = json.load(handle)
+    commands = {}
+    for blocks in settings["hooks"].values():
+        for block in blocks:
+            for hook in block["hooks"]:
+                head, _, verb = hook["command"].rpartition(" # maestro-managed:")
+                words = shlex.split(head)
+                # the guarded shape `[ -x PY ] && [ -f PYZ ] && <run> || …`, or an older bare one
+                run = words[10:words.index("||")] if words[0] == "[" else words
+                commands[verb] = (hook["command"], run)
+    return commands
+
+
+def once(argv, stdin: bytes, env) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - start
+
+
+def interleaved_medians_ms(rows: dict, env, runs: int) -> dict:
+    """name -> median ms; rows are name -> (argv, stdin bytes, env or None), timed round-robin."""
+    samples = {name: [] for name in rows}
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
+        for name, (argv, stdin, row_env) in rows.items():
+            samples[name].append(once(argv, stdin, row_env or env))
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
 
 def main() -> int:
@@ -65,35 +96,47 @@ def main() -> int:
     parser.add_argument("--pyz", default="dist/maestro.pyz")
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args()
-    python = os.path.realpath(sys.executable)
     with tempfile.TemporaryDirectory(prefix="maestro-bench-") as home:
         env = dict(os.environ, HOME=home)
         os.makedirs(os.path.join(home, ".claude"))
-        subprocess.run([python, args.pyz, "install"], env=env, check=True, capture_output=True)
-        with open(os.path.join(home, ".claude", "settings.json")) as handle:
-            settings = json.load(handle)
-        commands = {}
-        for blocks in settings["hooks"].values():
-            for block in blocks:
-                for hook in block["hooks"]:
-                    verb = hook["command"].rpartition("maestro-managed:")[2]
-                    commands[verb] = hook["command"]
-        floor = median_ms([python, "-S", "-E", "-c", "pass"], b"", env, args.runs)
-        print(f"floor  python3 -S -E -c pass            {floor:7.2f} ms  (1.00x)")
+        subprocess.run([sys.executable, args.pyz, "install"], env=env, check=True, capture_output=True)
+        commands = registered_commands(home)
+        python, pyz = commands["gate"][1][0], commands["gate"][1][-2]
         payloads = dict(PAYLOADS, stop=stop_fixture(home))
-        for verb, payload in payloads.items():
+        rows = {"floor": ([python, "-S", "-E", "-c", "pass"], b"", None)}
+        for name, payload in payloads.items():
+            verb = name.split()[0]
             data = json.dumps(payload).encode()
-            command = commands[verb].split(" # ")[0]
-            shell = median_ms(["sh", "-c", command], data, env, args.runs)
-            direct = median_ms(command.split(), data, env, args.runs)
-            print(f"{verb:<14} as installed (sh -c)       {shell:7.2f} ms  ({shell / floor:.2f}x)")
-            print(f"{verb:<14} argv, no shell             {direct:7.2f} ms  ({direct / floor:.2f}x)")
-        bare_pyz = median_ms([python, args.pyz, "gate"], json.dumps(PAYLOADS["gate"]).encode(), env, args.runs)
-        print(f"gate           without -I -S              {bare_pyz:7.2f} ms  ({bare_pyz / floor:.2f}x)")
+            rows[name] = (["sh", "-c", commands[verb][0]], data, None)
+            if verb == "gate":
+                rows[f"{name} argv"] = (commands[verb][1], data, None)
+        edit = json.dumps(PAYLOADS["gate (Edit)"]).encode()
+        rows["gate (Edit) runpy"] = ([python, "-I", "-S", pyz, "gate"], edit, None)
+        rows["gate (Edit) no -I -S"] = ([python, pyz, "gate"], edit, None)
         extract_env = dict(env, MAESTRO_SHIV_EXTRACT="1")
-        median_ms([python, "-I", "-S", args.pyz, "--version"], b"", extract_env, 1)  # first run extracts
-        shiv = median_ms([python, "-I", "-S", args.pyz, "gate"], json.dumps(PAYLOADS["gate"]).encode(), extract_env, args.runs)
-        print(f"gate           via shiv bootstrap (warm)  {shiv:7.2f} ms  ({shiv / floor:.2f}x)")
+        once([python, "-I", "-S", pyz, "--version"], b"", extract_env)  # the first run extracts
+        rows["gate (Edit) shiv"] = ([python, "-I", "-S", pyz, "gate"], edit, extract_env)
+
+        ms = interleaved_medians_ms(rows, env, args.runs)
+        floor = ms["floor"]
+        labels = {
+            "floor": "python3 -S -E -c pass",
+            "gate (Edit) runpy": "pyz as a script (runpy)",
+            "gate (Edit) no -I -S": "without -I -S",
+            "gate (Edit) shiv": "via shiv bootstrap (warm)",
+        }
+        print(f"interpreter    {python}")
+        for name, value in ms.items():
+            if name in labels:
+                label = f"{name.split()[0]:<14} {labels[name]}"
+            elif name.endswith(" argv"):
+                label = f"{name[:-5]:<14} argv, no shell"
+            else:
+                label = f"{name:<14} as installed (sh -c)"
+            verdict = ""
+            if name in TARGETED:
+                verdict = f"  target ≤ {TARGET_RATIO}x: {'ok' if value / floor <= TARGET_RATIO else 'OVER'}"
+            print(f"{label:<44} {value:7.2f} ms  ({value / floor:.2f}x){verdict}")
     return 0
 
 

@@ -11,6 +11,24 @@ def home() -> str:
     return os.path.expanduser("~")
 
 
+def grant_home():
+    """HOME when it may hold direct-edit grants, else None (then there are no grants at all).
+
+    It must be set, absolute, an existing directory, and not `/` (not even through `..` or a
+    symlink). `expanduser` would answer `/` for an empty HOME and fall back to the password
+    database for an unset one: an authorization must not land in `/.maestro`, nor in a directory
+    guessed for an environment that named none."""
+    raw = os.environ.get("HOME")
+    if not raw or not raw.startswith("/") or "\0" in raw or os.path.normpath(raw) == "/":
+        return None
+    try:
+        if not os.path.isdir(raw) or os.path.realpath(raw) == "/":
+            return None
+    except (OSError, ValueError):
+        return None
+    return home()
+
+
 def maestro_dir() -> str:
     return os.path.join(home(), ".maestro")
 

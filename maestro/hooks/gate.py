@@ -74,9 +74,15 @@ def is_free_path(raw: str, cwd: str, home: str) -> bool:
 
 
 def _shown(text: str) -> str:
-    """A word as the block message shows it: one printable line, bounded."""
+    """A word as the block message shows it: one printable line, bounded. A long one keeps its
+    end (the file name) and its start, and loses the middle."""
+    if len(text) > 4 * WORD_LIMIT:  # bound the work on a hostile word
+        text = text[:WORD_LIMIT] + text[-WORD_LIMIT:]
     text = "".join(ch if ch.isprintable() else "?" for ch in text)
-    return text if len(text) <= WORD_LIMIT else text[: WORD_LIMIT - 1] + "…"
+    if len(text) <= WORD_LIMIT:
+        return text
+    head = WORD_LIMIT // 3
+    return text[:head] + "…" + text[-(WORD_LIMIT - head - 1):]
 
 
 def _offending(targets, cwd: str, home: str):
@@ -118,28 +124,43 @@ def _describe(tool: str, offending) -> str:
     return "".join(lines)
 
 
+_INLINE_FLAGS = {"python": "python3 -c", "node": "node -e", "perl": "perl -e", "ruby": "ruby -e"}
+
+
+def _shell_quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
 def _tool_targets(tool: str, payload: dict, cwd: str, home: str):
     """(targets, problem) for a Bash or MCP call; problem is a one-line reason to fail closed."""
     from maestro.hooks.targets import BashSyntaxError
 
     tool_input = _tool_input(payload)
+    label = "Bash"
     if tool == "Bash":
         command = tool_input.get("command")
         if not isinstance(command, str) or "\0" in command:
             raise _Malformed("tool_input.command is not a string")
-        from maestro.hooks import bash_writes
+        targets = []
+    else:
+        from maestro.hooks import mcp_gate
 
-        try:
-            return bash_writes.find_writes(command, cwd, os.environ, home), ""
-        except BashSyntaxError as exc:
-            return [], f"ORCHESTRATOR GATE (Bash): could not analyse the command ({_shown(str(exc))}); failing closed.\n"
-    from maestro.hooks import mcp_gate
+        label = "MCP"
+        # A shell or code-running MCP tool is judged like the Bash command it amounts to.
+        script = mcp_gate.mcp_script(tool, tool_input)
+        targets = mcp_gate.mcp_writes(tool, tool_input, scripts_judged=script is not None)
+        for target in targets:
+            if target.cwd is None:
+                target.cwd = cwd
+        if script is None:
+            return targets, ""
+        command = script.code if script.lang == "sh" else f"{_INLINE_FLAGS[script.lang]} {_shell_quoted(script.code)}"
+    from maestro.hooks import bash_writes
 
-    targets = mcp_gate.mcp_writes(tool, tool_input)
-    for target in targets:
-        if target.cwd is None:
-            target.cwd = cwd
-    return targets, ""
+    try:
+        return targets + bash_writes.find_writes(command, cwd, os.environ, home), ""
+    except BashSyntaxError as exc:
+        return [], f"ORCHESTRATOR GATE ({label}): could not analyse the command ({_shown(str(exc))}); failing closed.\n"
 
 
 def decide(payload) -> tuple:

@@ -1,7 +1,11 @@
 """`inject`: the UserPromptSubmit hook.
 
-1. Sets this session's direct-edit grant when the user explicitly asks Claude to edit code
-   itself, and revokes it on any new prompt that is not a short acknowledgement.
+1. Revokes this session's direct-edit grant first, on any prompt that is not a short
+   acknowledgement (`ok`, `yes`, `proceed`…, which keeps the grant with its expiry), and only then
+   decides: the grant is set again only when this prompt itself asks Claude to edit code itself
+   (directive.opens_gate). A hook that times out or dies while deciding leaves no grant behind.
+   A grant lasts MAESTRO_GRANT_TTL_SEC seconds (default 7200) and ends at the next SessionStart;
+   without a usable HOME there are no grants, and a directive fails closed (exit 2).
 2. Answers a Codex model-setup request with the setup procedure.
 3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
    signal: firing on every turn would teach the model to tune it out.
@@ -26,16 +30,19 @@ class _Revoke(Exception):
 def _apply_grant(session_id: str, prompt: str) -> None:
     from maestro.hooks import directive
 
+    if directive.is_short_approval(prompt.strip()):  # at most 8 characters: cannot stall
+        return
+    try:
+        planted = flags.clear_flag(session_id)
+    except OSError:
+        raise _Revoke("could not revoke direct-edit authorization") from None
     if directive.opens_gate(prompt):
+        if planted:  # a symlink or other trap stood where the grant goes
+            raise _Revoke("could not create a safe authorization marker")
         try:
             flags.set_flag(session_id)
         except OSError:
             raise _Revoke("could not create a safe authorization marker") from None
-    elif not directive.is_short_approval(prompt):
-        try:
-            flags.clear_flag(session_id)
-        except OSError:
-            raise _Revoke("could not revoke direct-edit authorization") from None
 
 
 def context_for(prompt: str) -> str:
@@ -71,7 +78,7 @@ def run(payload) -> str:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         raise _Revoke("invalid hook payload")
-    prompt = prompt.strip()
+    # unstripped: the indentation of the first line tells indented code from an instruction
     _apply_grant(payload["session_id"], prompt)
     return context_for(prompt)
 

@@ -9,6 +9,9 @@ Before the pin line it prints the memory snapshot (maestro/memory/snapshot.py) f
 only when the store directory exists; an empty store prints nothing. After a render the section
 sizes (bytes only) go into the cost ring `.maestro-memory/cost.json` (`memory health`); a failure
 there is isolated (crash note) and keeps the rendered context.
+Every SessionStart (`startup`, `resume`, `clear`, `compact`, any other source) first revokes the
+payload session's direct-edit grant and prunes every expired one (maestro/hooks/flags.py): a grant
+never outlives the conversation it was given in.
 It never fails the session: every problem degrades to less context, exit 0 — a failure in the
 memory part drops only the memory part (and leaves a crash note).
 """
@@ -42,6 +45,19 @@ def export_session_id(payload: dict) -> None:
         os.write(fd, f"export MAESTRO_SESSION_ID={session_id}\n".encode())
     finally:
         os.close(fd)
+
+
+def clear_grants(payload: dict) -> None:
+    """Revoke this session's direct-edit grant, whatever the start's source, and prune every
+    expired grant. Creates nothing; raises OSError only for an entry it cannot remove."""
+    from maestro.hooks import flags
+
+    session_id = payload.get("session_id")
+    try:
+        if is_valid_session_id(session_id):
+            flags.clear_flag(session_id)
+    finally:
+        flags.prune_expired()  # even when this session's entry could not be removed
 
 
 def _shown(value: str, limit: int = 100) -> str:
@@ -204,10 +220,12 @@ def main(argv) -> int:
 
         return hook_help("session-start", __doc__, argv, failure_code=0)
     payload, context, memory = {}, "", ""
-    for step in ("payload", "export", "context", "memory"):
+    for step in ("payload", "grants", "export", "context", "memory"):
         try:
             if step == "payload":
                 payload = _payload()
+            elif step == "grants":
+                clear_grants(payload)
             elif step == "export":
                 export_session_id(payload)
             elif step == "context":

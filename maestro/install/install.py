@@ -1,14 +1,17 @@
 """`install [--with-workflow]`: publish maestro into Claude Code, safely.
 
 Copies the running maestro.pyz to ~/.claude/hooks/, the rules and skills beside it, and
-registers the SessionStart, UserPromptSubmit and PreToolUse hooks as commands that run the
-installed archive with this interpreter's absolute path. Everything is validated before
+registers the SessionStart, UserPromptSubmit, PreToolUse and Stop hooks as commands that run the
+installed archive with an absolute interpreter path that survives a Python upgrade
+(maestro/install/interpreter.py) and that fail closed when they cannot run
+(maestro/install/settings.py: the gate then blocks and names `doctor`). Everything is validated before
 anything changes; then every file is published atomically, and a late failure rolls back every
 path already published. An original (Bash/Node) Maestro install is migrated in the same step.
 """
 
 import contextlib
 import os
+import shlex
 import stat
 import sys
 
@@ -96,7 +99,11 @@ def run(with_workflow: bool) -> int:
             "[maestro] install runs from the built archive: make build && python3 dist/maestro.pyz install",
             Exit.ERROR,
         )
-    python = os.path.realpath(sys.executable)
+    from maestro.install import interpreter
+
+    python, stable_python = interpreter.stable_interpreter()
+    if not python:
+        fail("cannot tell which Python runs this install (sys.executable is empty); run it as python3 maestro.pyz install")
     pyz = paths.installed_pyz()
 
     # Phase 1: validate every trust boundary; nothing is changed yet.
@@ -240,7 +247,11 @@ def run(with_workflow: bool) -> int:
         lock.close()
     if not with_workflow:
         log("skipped rules/workflow.md and the ralph-protocol skill; add them with: install --with-workflow")
-    log(f"hooks run: {settings.managed_command(python, pyz, 'gate').split(' # ')[0]}")
+    log(f"hooks run: {' '.join(shlex.quote(word) for word in settings.run_argv(python, pyz, 'gate'))}"
+        " (when that cannot run, the gate blocks and names doctor)")
+    if not stable_python:
+        warn(f"{python} lives in a versioned Python install and no stable alias (such as /usr/bin/python3) "
+             "points at it: after upgrading that Python, re-run install (doctor reports it)")
     log("done. Restart Claude Code so the rules and hooks load.")
     return Exit.OK
 

@@ -1,32 +1,25 @@
-"""`doctor [--json]`: is this machine ready to run maestro? One line per check.
+"""`doctor [--json]`: is this machine ready to run maestro, and does the gate really hold? One line per check.
 
 Each check answers ok / warn / fail; every failure carries the command or step that fixes it.
+The installation checks (settings files, the registered hooks, the gate run on a synthetic source
+Edit and a synthetic `sed -i`, archive vs manifest, the grant directory) are in doctor_checks.py.
 Exit 0 only when nothing fails (warnings are advice). `--json` prints one envelope:
 {"version": 1, "command": "doctor", "ok": bool, "checks": [{"name", "status", "detail", "fix"}]}.
 """
 
 import json
 import os
-import shlex
 import shutil
 import stat
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from maestro import paths
 from maestro.cli_support import parser
 from maestro.errors import Exit
-
-PROBE_TIMEOUT_SEC = 10
-
-
-@dataclass
-class Check:
-    name: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str = ""
+from maestro.ops import doctor_checks
+from maestro.ops.doctor_checks import PROBE_TIMEOUT_SEC, Check
 
 
 def check_python() -> Check:
@@ -79,51 +72,6 @@ def check_companion() -> Check:
     return Check("companion", "ok", detail + "; write probe ok")
 
 
-def _registered_commands(settings_value):
-    from maestro.install import settings
-
-    for event, blocks in (settings_value.get("hooks") or {}).items():
-        for block in blocks:
-            for hook in block.get("hooks", []):
-                verb = settings.managed_verb(hook)
-                if verb:
-                    yield event, verb, hook["command"]
-
-
-def check_settings_and_hooks():
-    from maestro.install import settings
-
-    try:
-        value, raw, _ = settings.read()
-    except settings.SettingsError as exc:
-        yield Check("settings.json", "fail", str(exc), f"fix {settings.path()} (it must be a JSON object)")
-        return
-    yield Check("settings.json", "ok", settings.path() if raw is not None else "absent (nothing installed)")
-    found = {verb: command for _, verb, command in _registered_commands(value)}
-    for _event, _matcher, verb, _timeout in settings.HOOKS:
-        command = found.get(verb)
-        if command is None:
-            yield Check(f"hook {verb}", "fail", "not registered", "python3 dist/maestro.pyz install")
-            continue
-        words = shlex.split(command.rpartition(settings.MARKER)[0])
-        python, pyz = words[0], words[3]
-        if not os.access(python, os.X_OK):
-            yield Check(f"hook {verb}", "fail", f"interpreter {python} is missing", "re-run install with a working python3")
-        elif not os.path.isfile(pyz):
-            yield Check(f"hook {verb}", "fail", f"{pyz} is missing", "re-run install")
-        else:
-            try:
-                works = subprocess.run(
-                    [python, "-I", "-S", pyz, "--version"], capture_output=True, timeout=PROBE_TIMEOUT_SEC
-                ).returncode == 0
-            except (OSError, subprocess.TimeoutExpired):
-                works = False
-            if works:
-                yield Check(f"hook {verb}", "ok", f"{python} -I -S {pyz}")
-            else:
-                yield Check(f"hook {verb}", "fail", f"{python} cannot run {pyz}", "re-run install")
-
-
 def check_private_dir() -> Check:
     directory = paths.maestro_dir()
     try:
@@ -160,8 +108,10 @@ def run_checks():
         check_tool("node", "runs codex-companion.mjs", "install Node.js 18+"),
         check_companion(),
     ]
-    checks += list(check_settings_and_hooks())
-    checks += [check_private_dir(), check_original_install()]
+    checks.append(doctor_checks.check_claude_dir())
+    checks += list(doctor_checks.check_settings_and_hooks())
+    checks += list(doctor_checks.check_manifest_and_archive())
+    checks += [check_private_dir(), doctor_checks.check_grant_dir(), check_original_install()]
     return checks
 
 

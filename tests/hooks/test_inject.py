@@ -80,7 +80,8 @@ def flat(text):
 
 
 def gate_blocks(maestro, path=f"{REPO}/src/app.ts", sid=SID):
-    body = json.dumps({"session_id": sid, "cwd": REPO, "tool_input": {"file_path": path}})
+    body = json.dumps({"session_id": sid, "cwd": REPO, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                       "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"}})
     return maestro("gate", stdin=body).rc == 2
 
 
@@ -122,16 +123,27 @@ def test_18_contraction_negation_does_not_set_the_flag(maestro, home):
     assert_no_flag(home)
 
 
+@pytest.mark.parametrize("prompt", ["don’t edit it yourself", "won’t you edit it yourself", "you can’t edit it yourself",
+                                    "you mustn’t edit it yourself", "you didn’t edit it yourself"])
+def test_18_typographic_apostrophe_negation_does_not_set_the_flag(maestro, home, prompt):
+    make_flag(home)
+    assert_quiet_ok(inject(maestro, prompt))
+    assert_no_flag(home)
+
+
 def test_19_never_negation_does_not_set_the_flag(maestro, home):
     inject(maestro, "never edit it yourself")
     assert_no_flag(home)
 
 
-def test_20_quoted_mention_does_not_set_the_flag(maestro, home):
-    inject(maestro, 'what does "edit it yourself" do?')
-    inject(maestro, "what does `edit it yourself` do?")
-    inject(maestro, "what does “edit it yourself” do?")
-    inject(maestro, "what does 'edit it yourself' do?")
+@pytest.mark.parametrize(
+    "prompt",
+    ['what does "edit it yourself" do?', "what does `edit it yourself` do?", "what does “edit it yourself” do?",
+     "what does 'edit it yourself' do?", "what does ‘edit it yourself’ do", "«edit it yourself» is the phrase",
+     "「edit it yourself」", 'he said "edit it yourself" and left'],
+)
+def test_20_quoted_mention_does_not_set_the_flag(maestro, home, prompt):
+    assert_quiet_ok(inject(maestro, prompt))
     assert_no_flag(home)
 
 
@@ -262,6 +274,36 @@ def test_35_quoted_and_reported_mentions_cannot_authorize(maestro, home):
     assert_no_flag(home)
     inject(maestro, 'he wrote "ok then, please edit it yourself')  # unbalanced quote in the clause
     assert_no_flag(home)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["why did you edit it yourself", "can you edit it yourself", "edit it yourself?", "stop trying to do it yourself",
+     "no need to edit it yourself", "> edit it yourself", "```\nedit it yourself\n```", "    edit it yourself"],
+)
+def test_35_questions_stops_block_quotes_and_code_cannot_authorize(maestro, home, prompt):
+    make_flag(home)
+    assert_quiet_ok(inject(maestro, prompt))
+    assert_no_flag(home)
+    assert gate_blocks(maestro)
+
+
+@pytest.mark.parametrize("prompt", ["\nedit it yourself\n", "  edit it yourself  ", "Please edit it yourself.",
+                                    "just do it yourself, Codex is down"])
+def test_35_an_instruction_with_surrounding_whitespace_still_authorizes(maestro, home, prompt):
+    assert_quiet_ok(inject(maestro, prompt))
+    assert_flag_set(home)
+    assert not gate_blocks(maestro)
+
+
+def test_a_repeated_directive_sets_the_grant_again_with_a_fresh_clock(maestro, home):
+    import time
+
+    flag = make_flag(home)
+    os.utime(flag, (time.time() - 3600, time.time() - 3600))
+    inject(maestro, "edit it yourself")
+    assert_flag_set(home)
+    assert os.stat(flag).st_mtime > time.time() - 60
 
 
 def test_37_flag_creation_never_follows_a_symlink(maestro, home):

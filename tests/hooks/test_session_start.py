@@ -643,3 +643,79 @@ def test_a_crash_while_recording_the_cost_keeps_the_rendered_context(source_maes
     result = source_maestro("session-start", stdin=json.dumps({"session_id": SID}))
     assert result.rc == 0 and "# Global Memory\nentry\n" in result.out and result.out.endswith(status_line())
     assert "RuntimeError: cost-sentinel" in (home / ".maestro" / "logs" / "crashes.log").read_text()
+
+
+# ----------------------------------------------------------------------------- direct-edit grants
+
+
+def grant(home, sid=SID, age=0.0):
+    """A valid direct-edit flag whose mtime is `age` seconds ago (negative: in the future)."""
+    import time
+
+    directory = home / ".maestro" / "direct-edit"
+    directory.mkdir(parents=True, exist_ok=True)
+    os.chmod(home / ".maestro", 0o700)
+    os.chmod(directory, 0o700)
+    flag = directory / f"maestro-direct-{sid}.flag"
+    flag.write_bytes(b"1\n")
+    os.chmod(flag, 0o600)
+    stamp = time.time() - age
+    os.utime(flag, (stamp, stamp))
+    return flag
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "something-new", None, 7])
+def test_every_session_start_revokes_this_sessions_grant(maestro, home, source):
+    mine = grant(home)
+    other = grant(home, "other-session")
+    body = {"session_id": SID} if source is None else {"session_id": SID, "source": source}
+    result = start(maestro, body)
+    assert not os.path.lexists(mine)
+    assert other.read_bytes() == b"1\n"  # a concurrent session's fresh grant stays
+    assert result.err == ""
+    assert result.out.endswith(status_line()) or result.out.startswith("MAESTRO SESSION SETUP")
+
+
+def test_session_start_prunes_expired_and_future_grants_of_every_session(maestro, home):
+    fresh = grant(home, "fresh-one", age=60)
+    expired = grant(home, "expired-one", age=7200 + 600)
+    future = grant(home, "future-one", age=-3600)
+    directory = home / ".maestro" / "direct-edit"
+    unrelated = directory / "notes.txt"
+    unrelated.write_text("keep\n")
+    os.utime(unrelated, (0, 0))
+    start(maestro)
+    assert fresh.exists()
+    assert not os.path.lexists(expired) and not os.path.lexists(future)
+    assert unrelated.read_text() == "keep\n"
+
+
+def test_session_start_prunes_by_the_configured_ttl(maestro, home):
+    young = grant(home, "young-one", age=30)
+    old = grant(home, "old-one", age=120)
+    start(maestro, env={"MAESTRO_GRANT_TTL_SEC": "60"})
+    assert young.exists() and not os.path.lexists(old)
+
+
+@pytest.mark.parametrize("raw", [b"not-json", b"[]", b'{"session_id":"a;b"}'])
+def test_a_bad_payload_still_prunes_but_revokes_no_live_grant(maestro, home, raw):
+    live = grant(home, age=60)
+    expired = grant(home, "expired-one", age=7200 + 600)
+    result = start(maestro, raw)
+    assert result.out == status_line()
+    assert live.exists() and not os.path.lexists(expired)
+
+
+def test_grant_clearing_creates_nothing(maestro, home):
+    start(maestro, {"source": "clear", "session_id": SID})
+    assert list(home.iterdir()) == []
+
+
+def test_a_directory_in_place_of_the_grant_never_fails_the_session(maestro, home):
+    expired = grant(home, "expired-one", age=7200 + 600)
+    directory = home / ".maestro" / "direct-edit" / f"maestro-direct-{SID}.flag"
+    directory.mkdir(mode=0o700)
+    result = start(maestro)
+    assert result.out == status_line()
+    assert directory.is_dir() and not os.path.lexists(expired)
+    assert "session-start:grants" in (home / ".maestro" / "logs" / "crashes.log").read_text()

@@ -13,7 +13,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PYTHON = os.path.realpath(sys.executable)
+sys.path.insert(0, str(ROOT))
+from maestro.install.interpreter import stable_interpreter  # noqa: E402  (its own tests: test_interpreter.py)
+
+PYTHON = stable_interpreter()[0]  # what install records for the interpreter running the tests
+PRETOOL_MATCHER = "^(Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*)$"
+OLD_PRETOOL_MATCHER = "Edit|Write|MultiEdit"
 VERBS = (("PreToolUse", "gate", 10), ("UserPromptSubmit", "inject", 10), ("SessionStart", "session-start", 15),
          ("Stop", "stop", 10))
 BASE_KEYS = (
@@ -52,7 +57,26 @@ def source_bytes(key: str, built_pyz: Path) -> bytes:
     return ROOT.joinpath(*key.split("/")).read_bytes()
 
 
+FALLBACKS = {
+    "gate": "{ [ $? = 2 ] || (echo 'maestro gate cannot run, call blocked: "
+            "run python3 ~/.claude/hooks/maestro.pyz doctor' >&2); exit 2; }",
+    "session-start": "echo 'maestro is broken: its hooks cannot run, so the gate blocks every edit, Bash and MCP "
+                     "call. Ask the user to run python3 ~/.claude/hooks/maestro.pyz doctor (or re-install maestro).'",
+    "inject": "{ [ $? = 2 ] && exit 2; exit 0; }",
+    "stop": "exit 0",
+}
+
+
 def managed_command(home: Path, verb: str, python: str = PYTHON) -> str:
+    """The fail-closed shape install registers (issue 14)."""
+    py, pyz = shlex.quote(python), shlex.quote(str(installed_pyz(home)))
+    launcher = "'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook'"
+    return (f"[ -x {py} ] && [ -f {pyz} ] && {py} -I -S -c {launcher} {pyz} {verb} || {FALLBACKS[verb]}"
+            f" # maestro-managed:{verb}")
+
+
+def legacy_command(home: Path, verb: str, python: str = PYTHON) -> str:
+    """The shape maestro registered before issue 14 (fails open when the interpreter is gone)."""
     return f"{shlex.quote(python)} -I -S {shlex.quote(str(installed_pyz(home)))} {verb} # maestro-managed:{verb}"
 
 

@@ -8,7 +8,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -585,30 +584,36 @@ def test_hook_commands_use_absolute_interpreter_and_isolated_flags(maestro, home
 
     value = H.read_json(H.settings_path(home))
     assert set(value["hooks"]) == {"PreToolUse", "UserPromptSubmit", "SessionStart", "Stop"}
+    pyz = str(H.installed_pyz(home))
     for event, verb, timeout in H.VERBS:
         blocks = value["hooks"][event]
         assert len(blocks) == 1
         block = blocks[0]
         if event == "PreToolUse":
-            assert block["matcher"] == "Edit|Write|MultiEdit"
+            assert block["matcher"] == "^(Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*)$"
         else:
             assert "matcher" not in block
         assert block["hooks"] == [{"type": "command", "command": H.managed_command(home, verb), "timeout": timeout}]
         command = block["hooks"][0]["command"]
-        head, marker = command.split(" # ")
+        head, marker = command.rsplit(" # ", 1)
         words = shlex.split(head)
-        assert os.path.isabs(words[0]) and words[0] == os.path.realpath(sys.executable)
-        assert words[1:] == ["-I", "-S", str(H.installed_pyz(home)), verb]
+        assert os.path.isabs(words[2]) and words[2] == H.PYTHON
+        # guard, then the run itself: the interpreter is absolute and the archive runs isolated
+        assert words[:11] == ["[", "-x", H.PYTHON, "]", "&&", "[", "-f", pyz, "]", "&&", H.PYTHON]
+        launcher = "import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook"
+        assert words[11:17] == ["-I", "-S", "-c", launcher, pyz, verb] and words[17] == "||"
         assert marker == f"maestro-managed:{verb}"
     assert "[maestro] registered 4 maestro hook entries in settings.json" in H.out_lines(result)
-    assert f"[maestro] hooks run: {H.PYTHON} -I -S {shlex.quote(str(H.installed_pyz(home)))} gate" in H.out_lines(result)
+    assert (f"[maestro] hooks run: {shlex.quote(H.PYTHON)} -I -S -c "
+            f"'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' {shlex.quote(pyz)} gate "
+            "(when that cannot run, the gate blocks and names doctor)") in H.out_lines(result)
 
 
 def test_hooks_join_existing_matching_blocks(maestro, home):
     foreign = {"type": "command", "command": "echo user-gate"}
     H.write_settings(home, {"hooks": {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo bash"}]},
-                       {"matcher": "Edit|Write|MultiEdit", "hooks": [foreign]}],
+                       {"matcher": H.PRETOOL_MATCHER, "hooks": [foreign]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
     }})
 
@@ -623,14 +628,29 @@ def test_hooks_join_existing_matching_blocks(maestro, home):
     assert [h["command"] for h in start[0]["hooks"]] == ["echo hi", H.managed_command(home, "session-start")]
 
 
+def test_a_fresh_gate_never_joins_a_block_with_another_matcher(maestro, home):
+    """A foreign block under the old maestro matcher stays as it is; the gate gets its own block."""
+    foreign = {"type": "command", "command": "echo user-gate"}
+    H.write_settings(home, {"hooks": {"PreToolUse": [{"matcher": H.OLD_PRETOOL_MATCHER, "hooks": [foreign]}]}})
+
+    H.assert_ok(maestro("install"))
+
+    pre = H.read_json(H.settings_path(home))["hooks"]["PreToolUse"]
+    assert pre == [{"matcher": H.OLD_PRETOOL_MATCHER, "hooks": [foreign]},
+                   {"matcher": H.PRETOOL_MATCHER,
+                    "hooks": [{"type": "command", "command": H.managed_command(home, "gate"), "timeout": 10}]}]
+
+
+@pytest.mark.parametrize("shape", ["current", "legacy"])
 @pytest.mark.parametrize("old_python", ["/opt/old/bin/python3", "/opt/my python/bin/python3.10"])
-def test_reinstall_with_other_interpreter_updates_entries_in_place(maestro, home, old_python):
+def test_reinstall_with_other_interpreter_updates_entries_in_place(maestro, home, old_python, shape):
+    build = H.managed_command if shape == "current" else H.legacy_command
     before_hook = {"type": "command", "command": "echo before"}
     after_hook = {"type": "command", "command": "echo after"}
-    stale = {event: {"type": "command", "command": H.managed_command(home, verb, python=old_python), "timeout": 99}
+    stale = {event: {"type": "command", "command": build(home, verb, python=old_python), "timeout": 99}
              for event, verb, _ in H.VERBS}
     H.write_settings(home, {"hooks": {
-        "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [before_hook, stale["PreToolUse"], after_hook]}],
+        "PreToolUse": [{"matcher": H.PRETOOL_MATCHER, "hooks": [before_hook, stale["PreToolUse"], after_hook]}],
         "UserPromptSubmit": [{"hooks": [stale["UserPromptSubmit"]]}],
         "SessionStart": [{"hooks": [before_hook, stale["SessionStart"]]}],
         "Stop": [{"hooks": [stale["Stop"]]}],
@@ -644,7 +664,7 @@ def test_reinstall_with_other_interpreter_updates_entries_in_place(maestro, home
     fresh = {event: {"type": "command", "command": H.managed_command(home, verb), "timeout": timeouts[event]}
              for event, verb, _ in H.VERBS}
     assert value["hooks"] == {
-        "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [before_hook, fresh["PreToolUse"], after_hook]}],
+        "PreToolUse": [{"matcher": H.PRETOOL_MATCHER, "hooks": [before_hook, fresh["PreToolUse"], after_hook]}],
         "UserPromptSubmit": [{"hooks": [fresh["UserPromptSubmit"]]}],
         "SessionStart": [{"hooks": [before_hook, fresh["SessionStart"]]}],
         "Stop": [{"hooks": [fresh["Stop"]]}],
@@ -658,7 +678,7 @@ def test_duplicate_managed_entries_collapse_to_one(maestro, home):
     value = H.read_json(H.settings_path(home))
     gate = value["hooks"]["PreToolUse"][0]["hooks"][0]
     inject = value["hooks"]["UserPromptSubmit"][0]["hooks"][0]
-    value["hooks"]["PreToolUse"].append({"matcher": "Edit|Write|MultiEdit", "hooks": [dict(gate), {"type": "command", "command": "echo keep"}]})
+    value["hooks"]["PreToolUse"].append({"matcher": H.PRETOOL_MATCHER, "hooks": [dict(gate), {"type": "command", "command": "echo keep"}]})
     value["hooks"]["UserPromptSubmit"][0]["hooks"].append(dict(inject, command=H.managed_command(home, "inject", "/usr/bin/python3")))
     H.write_settings(home, value)
 

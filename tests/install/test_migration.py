@@ -68,7 +68,9 @@ def _expected_hooks(home):
         return {"type": "command", "command": H.managed_command(home, verb), "timeout": timeouts[verb]}
 
     return {
-        "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [FOREIGN, ours("gate")]}],
+        # the original's gate leaves FOREIGN alone under the old matcher; maestro's gate gets its own block
+        "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [FOREIGN]},
+                       {"matcher": H.PRETOOL_MATCHER, "hooks": [ours("gate")]}],
         # the original's emptied block is dropped; inject joins the remaining matcherless block
         "UserPromptSubmit": [{"hooks": [FOREIGN_PROMPT, ours("inject")]}],
         "SessionStart": [{"hooks": [ours("session-start")]}],

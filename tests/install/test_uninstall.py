@@ -203,7 +203,7 @@ def test_user_changes_after_install_stay_and_maestro_entries_go(maestro, home):
         "theme": "dark",
         "hooks": {
             "Stop": [{"hooks": [{"type": "command", "command": "echo bye"}]}],
-            "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [{"type": "command", "command": "echo mine"}]}],
+            "PreToolUse": [{"matcher": H.PRETOOL_MATCHER, "hooks": [{"type": "command", "command": "echo mine"}]}],
             "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
         },
         "model": "opus",

@@ -1,0 +1,292 @@
+"""Write channels of shells, interpreters and command runners (part of the bash_channels table).
+
+Shells and interpreters do not write on their own: they run program text, returned as a Script for
+the engine (lang "sh", "python", "node"; perl/ruby live in bash_channels_scripts.py with their -i).
+- `bash -c STRING` (also `-ec`, `-lc`, `-o pipefail -c`) → Script("sh", STRING); no script operand
+  or `-s` → Script("sh", None) (the engine supplies a heredoc/here-string/pipe); `bash script.sh`
+  → nothing: a program outside the table. `eval WORDS` → Script("sh", words joined by spaces).
+- `python -c CODE` → Script("python", CODE); `python -`/bare `python` → code None; `-m mod` and
+  `python script.py` → nothing. node/bun `-e/--eval/-p/--print`, `deno eval` → Script("node", …).
+- Languages without an inline analysis (php -r, lua -e, Rscript -e, julia -e, pwsh -c,
+  osascript -e): the code cannot be judged, so it fails closed (Target with path None).
+- Runners: `su -c`, `runuser`, `watch`, `flock`, `strace`/`ltrace` (-o FILE), `script` (its log
+  file), `uv run`, `poetry run`, `pipenv run`, `pdm run`, `rye run`, `hatch run`, `pixi run`,
+  `conda run`, `bundle exec`, `nix-shell --run`.
+Program text whose value is unknown (`bash -c "$CMD"`) fails closed: a Target with path None.
+"""
+
+from maestro.hooks.bash_channels import chdir, has, run_rest, scan, target, under_dir, unresolved_code, values
+from maestro.hooks.targets import Script, Target, Word
+
+
+def opaque_option(word):
+    """An unknown word written as an option (`"-c$CODE"`, `--eval="$X"`): it may carry program text."""
+    return word.value is None and word.raw.lstrip("'\"").startswith("-")
+
+
+def code_script(lang, channel, word):
+    return Script(lang, word.value, word.raw) if word.value is not None else unresolved_code(channel, word)
+
+
+def _shell(name, argv, cwd, env, home, depth):
+    args = argv[1:]
+    i = 0
+    command_mode = stdin_mode = False
+    command_word = None
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            if opaque_option(args[i]):
+                return [unresolved_code(name, args[i])]
+            break
+        if value in ("--", "-"):
+            i += 1
+            break
+        if value.startswith("--"):
+            key, eq, attached = value[2:].partition("=")
+            if key in ("version", "help"):
+                return []
+            if key == "command":  # fish
+                command_mode = True
+                command_word = args[i] if eq else (args[i + 1] if i + 1 < len(args) else None)
+                if eq:
+                    command_word = Word(attached, attached, args[i].literal)
+                i += 1 if eq else 2
+                continue
+            i += 2 if key in ("rcfile", "init-file") and not eq else 1
+            continue
+        if value[:1] in ("-", "+") and len(value) > 1:
+            needs = 0
+            for letter in value[1:]:
+                if letter == "c":
+                    command_mode = True
+                elif letter == "s":
+                    stdin_mode = True
+                elif letter == "n" and value[0] == "-" and name not in ("fish",):
+                    return []  # noexec: parse only
+                elif letter in "oO":
+                    needs += 1
+            i += 1 + needs
+            continue
+        break
+    operands = args[i:]
+    if command_mode:
+        word = command_word or (operands[0] if operands else None)
+        return [] if word is None else [code_script("sh", name + " -c", word)]
+    if stdin_mode or not operands:
+        return [Script("sh", None, argv[0].raw)]
+    return []  # `bash script.sh`: a program outside the table
+
+
+def _eval(name, argv, cwd, env, home, depth):
+    words = argv[1:]
+    if not words:
+        return []
+    if any(word.value is None for word in words):
+        return [Target("eval", "run", None, " ".join(word.raw for word in words), cwd)]
+    return [Script("sh", " ".join(word.value for word in words), " ".join(word.raw for word in words))]
+
+
+def _python(name, argv, cwd, env, home, depth):
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        word = args[i]
+        value = word.value
+        i += 1
+        if value is None:  # `-c"$CODE"`: unknown code; "$SCRIPT": a program file, outside the table
+            return [unresolved_code("python", word)] if opaque_option(word) else []
+        if value == "-":
+            return [Script("python", None, word.raw)]
+        if value == "--":
+            break
+        if value.startswith("--"):
+            if value in ("--version", "--help") or value.startswith("--help-"):
+                return []
+            if value == "--check-hash-based-pycs":
+                i += 1
+            continue
+        if not value.startswith("-"):
+            return []  # python script.py
+        for j in range(1, len(value)):
+            letter = value[j]
+            if letter in "cmWX":
+                if j + 1 < len(value):
+                    argument = Word(value[j + 1:], value[j + 1:], word.literal)
+                elif i < len(args):
+                    argument = args[i]
+                    i += 1
+                else:
+                    return []
+                if letter == "c":
+                    return [code_script("python", "python -c", argument)]
+                if letter == "m":
+                    return []
+                break
+            if letter in "hV?":
+                return []
+    return [] if i < len(args) else [Script("python", None, argv[0].raw)]
+
+
+NODE_ARG_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
+                    "--input-type", "--title", "--env-file", "--inspect-port", "--debug-port", "--stack-size",
+                    "--max-old-space-size", "--icu-data-dir", "--openssl-config", "--redirect-warnings",
+                    "--diagnostic-dir", "--report-dir", "--secure-heap", "--disable-warning", "--watch-path")
+
+
+def _node(name, argv, cwd, env, home, depth):
+    args = argv[1:]
+    i = 0
+    if name == "deno":
+        if not args or args[0].value != "eval":
+            return []
+        opts, rest = scan(args[1:], "", ("ext", "config", "import-map", "location", "cert", "env-file"))
+        return [code_script("node", "deno eval", rest[0])] if rest else []
+    while i < len(args):
+        word = args[i]
+        value = word.value
+        i += 1
+        if value is None:
+            return [unresolved_code(name, word)] if opaque_option(word) else []
+        if value == "-":
+            return [Script("node", None, word.raw)]
+        if value == "--":
+            break
+        key, eq, attached = value.partition("=")
+        if key in ("-e", "--eval", "-p", "--print", "-pe", "-ep"):
+            if eq:
+                return [code_script("node", name + " " + key, Word(attached, attached, word.literal))]
+            return [code_script("node", name + " " + key, args[i])] if i < len(args) else []
+        if key in ("-v", "--version", "-h", "--help", "-c", "--check", "--test", "--run"):
+            return []
+        if not value.startswith("-"):
+            return []  # node script.js, bun run x, bun test
+        if key in NODE_ARG_OPTIONS and not eq:
+            i += 1
+    return [Script("node", None, argv[0].raw)] if name == "node" else []
+
+
+FOREIGN_CODE = {  # program -> options that take program text in a language we cannot judge
+    "php": ("-r",), "lua": ("-e",), "Rscript": ("-e",), "julia": ("-e", "--eval", "-E", "--print"),
+    "pwsh": ("-c", "-command", "-Command", "-encodedcommand", "-EncodedCommand", "-e", "-ec"),
+    "powershell": ("-c", "-command", "-Command", "-encodedcommand", "-EncodedCommand", "-e", "-ec"),
+    "osascript": ("-e",),
+}
+
+
+def _foreign(name, argv, cwd, env, home, depth):
+    flags = FOREIGN_CODE[name]
+    for i, word in enumerate(argv[1:], start=1):
+        value = word.value if word.value is not None else word.raw.lstrip("'\"")
+        if value in flags and i + 1 < len(argv):
+            return [Target(name + " " + value, "run", None, argv[i + 1].raw, cwd)]
+        attached = [flag for flag in flags if len(flag) == 2 and value.startswith(flag) and len(value) > 2]
+        if attached and (word.value is None or name in ("php", "lua")):  # `php -r'code'`, `"-e$CODE"`
+            return [Target(name + " " + attached[0], "run", None, word.raw, cwd)]
+    return []
+
+
+def _su(name, argv, cwd, env, home, depth):
+    opts, rest = scan(argv[1:], "cgGsuwC", ("command", "session-command", "group", "supp-group", "shell",
+                                            "user", "whitelist-environment"), "", (),
+                      ("login", "preserve-environment", "pty", "help", "version"))
+    commands = values(opts, "c", "command", "C", "session-command")
+    if commands:
+        return [code_script("sh", name + " -c", commands[-1])]
+    if name == "runuser" and has(opts, "u", "user"):
+        return run_rest(rest)
+    return [] if has(opts, "help", "version") else [Script("sh", None, argv[0].raw)]
+
+
+def _watch(name, argv, cwd, env, home, depth):
+    opts, rest = scan(argv[1:], "nq", ("interval", "equexit"), "d", ("differences",),
+                      ("exec", "beep", "errexit", "chgexit", "color", "no-title", "precise", "no-wrap"),
+                      permute=False)
+    if not rest:
+        return []
+    if has(opts, "x", "exec"):
+        return run_rest(rest)
+    return _eval(name, [argv[0]] + rest, cwd, env, home, depth)
+
+
+def _flock(name, argv, cwd, env, home, depth):
+    opts, rest = scan(argv[1:], "wEc", ("timeout", "conflict-exit-code", "command"), "", (),
+                      ("shared", "exclusive", "unlock", "nonblock", "close", "no-fork", "verbose"), permute=False)
+    commands = values(opts, "c", "command")
+    if commands:
+        return [code_script("sh", "flock -c", commands[-1])]
+    return run_rest(rest[1:])
+
+
+def _trace(name, argv, cwd, env, home, depth):
+    opts, rest = scan(argv[1:], "oepsaEIOPSuXbFlnLAD", ("output", "trace", "signal", "status", "attach",
+                                                        "string-limit", "env", "user", "detach-on"),
+                      permute=False)
+    return [target(name + " -o", "write", word, cwd) for word in values(opts, "o", "output")] + run_rest(rest)
+
+
+def _script(name, argv, cwd, env, home, depth):
+    opts, rest = scan(argv[1:], "cEmoTIOB", ("command", "echo", "logging-format", "output-limit",
+                                             "log-timing", "log-in", "log-out", "log-io"), "t", ("timing",),
+                      ("append", "return", "flush", "force", "quiet", "help", "version"))
+    if has(opts, "help", "version"):
+        return []
+    out = [target("script", "write", word, cwd) for word in rest[:1]]
+    if not rest and not values(opts, "O", "B", "log-out", "log-io"):
+        out.append(Target("script", "write", "typescript", "typescript", cwd))
+    out += [target("script", "write", word, cwd) for word in values(opts, "T", "I", "O", "B", "log-timing",
+                                                                       "log-in", "log-out", "log-io")]
+    commands = values(opts, "c", "command")
+    return out + ([code_script("sh", "script -c", commands[-1])] if commands else [Script("sh", None, argv[0].raw)])
+
+
+RUNNER_ARG_OPTIONS = frozenset((
+    "--with", "--with-editable", "--with-requirements", "--python", "-p", "--project", "--directory", "--package",
+    "--extra", "--group", "--no-group", "--only-group", "--env-file", "--index", "--default-index", "--index-url",
+    "--extra-index-url", "--find-links", "-f", "--config-file", "--cache-dir", "--color", "--config-setting",
+    "--exclude-newer", "--index-strategy", "--keyring-provider", "--resolution", "--prerelease", "--link-mode",
+    "-n", "--name", "--prefix", "-e", "--environment", "--manifest-path", "--cwd", "-C", "--venv", "-s",
+))
+RUNNER_VERB = {"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "rye": "run", "hatch": "run",
+               "pixi": "run", "conda": "run", "mamba": "run", "micromamba": "run", "bundle": "exec"}
+
+
+def _runner(name, argv, cwd, env, home, depth):
+    """`uv run [opts] cmd …` and friends: the command after the verb and its options."""
+    rest = argv[1:]
+    while rest and rest[0].value is not None and rest[0].value.startswith("-"):
+        rest = rest[2:] if rest[0].value in RUNNER_ARG_OPTIONS else rest[1:]
+    if not rest or rest[0].value != RUNNER_VERB[name]:
+        return []
+    rest = rest[1:]
+    directory = None
+    while rest and rest[0].value is not None and rest[0].value.startswith("-"):
+        key, eq, attached = rest[0].value.partition("=")
+        if key == "--":
+            rest = rest[1:]
+            break
+        if key in ("--directory", "--cwd"):  # uv run --directory DIR, conda run --cwd DIR: run there
+            if eq:
+                directory = Word(attached, attached, rest[0].literal)
+            elif len(rest) > 1:
+                directory = rest[1]
+        rest = rest[1:] if eq or key not in RUNNER_ARG_OPTIONS else rest[2:]
+    if directory is not None and rest:
+        return under_dir(rest, chdir(cwd, directory), env, home, depth)
+    return run_rest(rest)
+
+
+def _nix_shell(name, argv, cwd, env, home, depth):
+    for i, word in enumerate(argv[1:-1], start=1):
+        if word.value in ("--run", "--command"):
+            return [code_script("sh", "nix-shell --run", argv[i + 1])]
+    return []
+
+
+HANDLERS = {name: _shell for name in ("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",
+                                      "tcsh", "csh", "rbash")}
+HANDLERS.update({"eval": _eval, "python": _python, "node": _node, "bun": _node, "deno": _node,
+                 "su": _su, "runuser": _su, "watch": _watch, "flock": _flock, "strace": _trace, "ltrace": _trace,
+                 "script": _script, "nix-shell": _nix_shell})
+HANDLERS.update({name: _foreign for name in FOREIGN_CODE})
+HANDLERS.update({name: _runner for name in RUNNER_VERB})
