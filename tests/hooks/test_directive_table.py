@@ -6,8 +6,8 @@ prompt, then `maestro gate` judges a source edit: allowed exactly when the row s
 """
 
 import json
-import os
 
+import grant_helpers
 import pytest
 
 SID = "tablesession-1"
@@ -175,14 +175,7 @@ def test_the_table_is_big_enough_and_has_no_duplicates():
 
 
 def make_old_grant(home):
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = directory / f"maestro-direct-{SID}.flag"
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
-    return flag
+    return grant_helpers.make_flag(home, SID)
 
 
 def gate_allows_a_source_edit(maestro):

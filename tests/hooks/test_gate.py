@@ -9,6 +9,7 @@ import json
 import os
 import uuid
 
+import grant_helpers
 import pytest
 
 SID = "gatetest-1234"
@@ -52,18 +53,11 @@ def assert_fail_closed(result):
 
 
 def flag_path(home, sid=SID):
-    return home / ".maestro" / "direct-edit" / f"maestro-direct-{sid}.flag"
+    return grant_helpers.flag_path(home, sid)
 
 
-def make_flag(home, sid=SID, content=b"1\n", mode=0o600, dir_mode=0o700):
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", dir_mode)
-    os.chmod(directory, dir_mode)
-    flag = flag_path(home, sid)
-    flag.write_bytes(content)
-    os.chmod(flag, mode)
-    return flag
+def make_flag(home, sid=SID, **options):
+    return grant_helpers.make_flag(home, sid, **options)
 
 
 @pytest.fixture

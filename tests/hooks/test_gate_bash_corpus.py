@@ -9,6 +9,7 @@ root, so `~/src/x.py` is source and `~/Desktop/x.py` is scratch.
 import os
 import re
 
+import grant_helpers
 import pytest
 
 from bash_corpus import (
@@ -31,15 +32,8 @@ def corpus_home(outside_tmp, monkeypatch):
 
 
 def make_flag(home, sid=SID):
-    """The user's "edit it yourself" grant for `sid` (same shape as tests/hooks/test_gate.py make_flag)."""
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = directory / f"maestro-direct-{sid}.flag"
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
-    return flag
+    """The user's "edit it yourself" grant for `sid`."""
+    return grant_helpers.make_flag(home, sid)
 
 
 def check(result, command, expect, must):

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import grant_helpers
 import pytest
 
 from conftest import PYZ, ROOT, TARGET
@@ -27,13 +28,7 @@ def payload(file_path, cwd=REPO, tool="Write", **extra):
 
 
 def make_flag(home):
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = directory / f"maestro-direct-{SID}.flag"
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
+    return grant_helpers.make_flag(home, SID)
 
 
 def rc_of(maestro, body):

@@ -13,6 +13,7 @@ import json
 import os
 import time
 
+import grant_helpers
 import pytest
 
 SID = "grantsession-1"
@@ -25,21 +26,12 @@ NOT_SAFE = (
 
 
 def flag_path(home, sid=SID):
-    return home / ".maestro" / "direct-edit" / f"maestro-direct-{sid}.flag"
+    return grant_helpers.flag_path(home, sid)
 
 
 def make_flag(home, sid=SID, age=0.0):
     """A valid-looking flag whose mtime is `age` seconds ago (negative: in the future)."""
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = flag_path(home, sid)
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
-    stamp = time.time() - age
-    os.utime(flag, (stamp, stamp))
-    return flag
+    return grant_helpers.make_flag(home, sid, age=age)
 
 
 def inject(maestro, prompt, sid=SID, env=None):

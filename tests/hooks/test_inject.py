@@ -8,6 +8,7 @@ directive only when the prompt carries a code/design signal. Malformed payloads 
 import json
 import os
 
+import grant_helpers
 import pytest
 
 SID = "injecttest-1234"
@@ -26,18 +27,11 @@ APPROVALS = ["onayl", "onay", "evet", "devam", "tamam", "olur", "approve", "ok",
 
 
 def flag_path(home, sid=SID):
-    return home / ".maestro" / "direct-edit" / f"maestro-direct-{sid}.flag"
+    return grant_helpers.flag_path(home, sid)
 
 
-def make_flag(home, sid=SID):
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = flag_path(home, sid)
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
-    return flag
+def make_flag(home, sid=SID, **options):
+    return grant_helpers.make_flag(home, sid, **options)
 
 
 def inject(maestro, prompt, sid=SID, **extra):

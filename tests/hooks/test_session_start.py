@@ -650,18 +650,9 @@ def test_a_crash_while_recording_the_cost_keeps_the_rendered_context(source_maes
 
 def grant(home, sid=SID, age=0.0):
     """A valid direct-edit flag whose mtime is `age` seconds ago (negative: in the future)."""
-    import time
+    import grant_helpers
 
-    directory = home / ".maestro" / "direct-edit"
-    directory.mkdir(parents=True, exist_ok=True)
-    os.chmod(home / ".maestro", 0o700)
-    os.chmod(directory, 0o700)
-    flag = directory / f"maestro-direct-{sid}.flag"
-    flag.write_bytes(b"1\n")
-    os.chmod(flag, 0o600)
-    stamp = time.time() - age
-    os.utime(flag, (stamp, stamp))
-    return flag
+    return grant_helpers.make_flag(home, sid, age=age)
 
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "something-new", None, 7])
