@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make demo`: maestro end to end in a throw-away HOME — offline, a few seconds.
-# Installs the built archive, shows the gate blocking a source edit and allowing a README edit,
+# Installs the built archive, shows the gate blocking a source edit (Edit and Bash) and allowing a README edit,
 # shows "edit it yourself" opening the gate, uninstalls, and proves settings.json came back.
 set -euo pipefail
 PYZ=$(cd "$(dirname "${1:-dist/maestro.pyz}")" && pwd)/$(basename "${1:-dist/maestro.pyz}")
@@ -42,6 +42,17 @@ echo "exit $rc"; [ "$rc" -eq 2 ]
 
 say "the gate allows a README edit (exit 0)"
 hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Edit","tool_input":{"file_path":"'$REPO'/README.md"}}'
+echo "exit $?"
+
+say "the same write through Bash is blocked too, naming the channel and the target"
+set +e
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Bash","tool_input":{"command":"cd src && sed -i s/1/2/ app.py"}}' 2>&1 | head -1
+rc=${PIPESTATUS[0]}
+set -e
+echo "exit $rc"; [ "$rc" -eq 2 ]
+
+say "a test run through Bash is allowed (exit 0): running programs is not writing source"
+hook gate '{"session_id":"demo","cwd":"'$REPO'","tool_name":"Bash","tool_input":{"command":"python3 -m pytest -q 2>&1 | tail -5"}}'
 echo "exit $?"
 
 say 'the user says "edit it yourself": inject records a private grant for this session'
