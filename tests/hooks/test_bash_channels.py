@@ -960,6 +960,9 @@ def test_every_program_of_the_table_has_a_handler():
     for name, module in bash_channels.LAZY.items():
         handlers = importlib.import_module("maestro.hooks.bash_channels_" + module).HANDLERS
         assert name in handlers, (name, module)
+    from maestro.hooks import bash_channels_wrappers
+
+    assert set(bash_channels_wrappers.HANDLERS) == set(bash_channels.WRAPPERS)
 
 
 def test_scan_handles_bundles_attached_values_and_long_prefixes():
