@@ -28,12 +28,26 @@ MANAGED_ROOTS = ("/etc/claude-code", "/Library/Application Support/ClaudeCode")
 MAESTRO_CONTROL_FILES = ("install-manifest.json", "install-manifest.lock", "settings-before-install.json")
 # `.env` and `.env.<stage>` are data; these suffixes make a shell/interpreter source it as code.
 _ENV_CODE_SUFFIXES = frozenset(("sh", "bash", "zsh", "fish", "ksh", "ps1", "py", "js", "mjs", "cjs", "ts", "rb", "pl"))
-NEVER_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"))
+# /dev/stdin and /dev/fd/N (N = 0 or ≥ 3) are missing on purpose: on Linux they reopen whatever
+# file is behind that descriptor (`exec 3<src/app.py; echo x > /dev/fd/3`), so they are judged.
+NEVER_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/tty", "/dev/zero"))
+TREE_WALK_LIMIT = 2000  # entries one tree target may cost
+DECISION_WALK_BUDGET = 2 * TREE_WALK_LIMIT  # entries all tree targets of one decision may cost together
+
+_decision = {}  # per-decision state: the walk budget left and the scratch roots (see begin_decision)
+
+
+def begin_decision() -> None:
+    """Start one gate decision: a fresh walk budget, scratch roots computed once. One command can
+    name the same big tree many times (`find /usr/* … -delete`); without a shared budget the hook
+    would outlive its timeout, which Claude Code treats as an allow."""
+    _decision.clear()
+    _decision["budget"] = DECISION_WALK_BUDGET
 
 
 def never_a_target(path: str) -> bool:
     """/dev/null and friends: writing there changes no file."""
-    return path in NEVER_TARGETS or (path.startswith("/dev/fd/") and path[8:].isdigit())
+    return path in NEVER_TARGETS
 
 
 def windows_only(path: str) -> bool:
@@ -78,6 +92,13 @@ def _ancestor_or_same(path: str, other: str) -> bool:
 
 
 def scratch_roots(home: str):
+    key = ("roots", home, os.environ.get("TMPDIR", ""))
+    if key not in _decision:
+        _decision[key] = _scratch_roots(home)
+    return _decision[key]
+
+
+def _scratch_roots(home: str):
     roots = ["/tmp", "/private/tmp"]
     tmpdir = os.environ.get("TMPDIR", "")
     if tmpdir.startswith("/"):
@@ -162,13 +183,20 @@ def _windows_judgement(raw: str, cwd: str) -> str:
     return FREE if policy.is_noncode(segments[-1] if segments else "") else SOURCE
 
 
+def _lexical_and_canonical(raw: str, cwd: str):
+    """(the path normalised as written, the path the kernel opens). The kernel resolves a symlink
+    before the `..` after it (`/tmp/into-src/../src/app.py` is `<repo>/src/app.py` when into-src
+    links to <repo>/src), so the canonical form resolves the unnormalised path."""
+    joined = raw if os.path.isabs(raw) else os.path.join(cwd, raw)
+    return os.path.normpath(joined), os.path.normpath(canonical_path(joined))
+
+
 def judge(raw: str, cwd: str, home: str) -> str:
     """FREE, SOURCE or PROTECTED for one target path (relative paths taken against `cwd`)."""
     home = usable_home(home)
     if os.sep == "/" and (windows_only(raw) or (windows_only(cwd) and not raw.startswith("/"))):
         return _windows_judgement(raw, cwd)
-    absolute = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(cwd, raw))
-    canonical = canonical_path(absolute)
+    absolute, canonical = _lexical_and_canonical(raw, cwd)
     if is_protected(absolute, home) or (canonical != absolute and is_protected(canonical, home)):
         return PROTECTED
     if _code_by_nature(canonical):
@@ -180,9 +208,6 @@ def judge(raw: str, cwd: str, home: str) -> str:
     if not _is_executable_file(canonical) and policy.is_noncode(os.path.basename(canonical)):
         return FREE
     return SOURCE
-
-
-TREE_WALK_LIMIT = 2000
 
 
 def judge_tree(raw: str, cwd: str, home: str) -> str:
@@ -197,8 +222,7 @@ def judge_tree(raw: str, cwd: str, home: str) -> str:
     if os.sep == "/" and (windows_only(raw) or (windows_only(cwd) and not raw.startswith("/"))):
         verdict = _windows_judgement(raw, cwd)
         return SOURCE if verdict == FREE and not _windows_free_location(raw, cwd) else verdict
-    absolute = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(cwd, raw))
-    root = canonical_path(absolute)
+    absolute, root = _lexical_and_canonical(raw, cwd)
     if is_protected(absolute, home) or is_protected(root, home):
         return PROTECTED
     if any(root == scratch or policy.is_under(root, scratch, os.sep) for scratch in scratch_roots(home)):
@@ -219,10 +243,12 @@ def judge_tree(raw: str, cwd: str, home: str) -> str:
 def _walk(root: str, home: str) -> str:
     seen = 0
     worst = FREE
+    _decision.setdefault("budget", DECISION_WALK_BUDGET)
     for directory, subdirs, files in os.walk(root, onerror=_raise):
         for name in subdirs + files:
             seen += 1
-            if seen > TREE_WALK_LIMIT:
+            _decision["budget"] -= 1
+            if seen > TREE_WALK_LIMIT or _decision["budget"] < 0:
                 return SOURCE
             path = os.path.join(directory, name)
             if name in subdirs and not os.path.islink(path):

@@ -175,6 +175,9 @@ def decide(payload) -> tuple:
         raise _Malformed("cwd is not a string")
     cwd = cwd or os.getcwd()
     home = paths.home()
+    from maestro.hooks import classify
+
+    classify.begin_decision()
     tool = payload.get("tool_name")
     if not isinstance(tool, str):
         tool = None  # older payloads carry no tool name: judged by their file path, as before
@@ -188,8 +191,6 @@ def decide(payload) -> tuple:
         guidance = problem + BLOCK_GUIDANCE
     else:
         raw = _target_path(payload)
-        from maestro.hooks import classify
-
         verdict = classify.judge(raw, cwd, home)
         if verdict == classify.FREE:
             return 0, ""
