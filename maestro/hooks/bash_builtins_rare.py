@@ -25,10 +25,10 @@ def _pushd(an, argv, st, stdin):
     if not args:
         if not stack:
             return st, st
-        succ, fail = _change_dir(st, stack[0])
+        succ, fail = _change_dir(st, stack[0], False, an)
         succ.dirstack = (st.cwd,) + stack[1:]
         return succ, fail
-    succ, fail = _change_dir(st, args[0])
+    succ, fail = _change_dir(st, args[0], False, an)
     succ.dirstack = None if stack is None else (st.cwd,) + stack
     return succ, fail
 
@@ -42,7 +42,7 @@ def _popd(an, argv, st, stdin):
         return result, result
     if not stack:
         return st, st
-    succ, fail = _change_dir(st, stack[0])
+    succ, fail = _change_dir(st, stack[0], False, an)
     succ.dirstack = stack[1:]
     return succ, fail
 

@@ -250,9 +250,13 @@ def _writes(argv, cwd, env, home, depth):
         # `$(which sed) -i …`, `"$EDITOR" file`: any program at all, so any write at all
         return [Target("a command whose name is unknown", "run", None, first.raw, cwd)]
     name = program_name(first.value)
-    if name not in WRAPPERS and name not in LAZY:
+    if name not in WRAPPERS and name not in LAZY and len(argv) < 2:
         return []
     try:
+        if name not in WRAPPERS and name not in LAZY:
+            from maestro.hooks.bash_channels_generic import unknown_program_writes
+
+            return unknown_program_writes(name, argv)
         return _dispatch(name, argv, cwd, env, home, depth)
     except (IndexError, KeyError, ValueError, TypeError, AttributeError, RecursionError):
         # a bug in one program's table must not open the gate: the command is judged unanalysable
@@ -262,12 +266,26 @@ def _writes(argv, cwd, env, home, depth):
 UNANALYSED = "an unanalysable "
 
 
+def posix_order(argv):
+    """With POSIXLY_CORRECT, GNU getopt stops at the first operand: a later `--help`/`--version` is
+    a file name, not an option, so it cannot stop the program (`rm src/app.py --help` deletes)."""
+    for k in range(1, len(argv)):
+        value = argv[k].value
+        if value is None or not value.startswith("-") or value == "-":
+            return argv[:k + 1] + [w for w in argv[k + 1:] if w.value not in ("--help", "--version")]
+        if value == "--":
+            break
+    return argv
+
+
 def _dispatch(name, argv, cwd, env, home, depth):
     if name in WRAPPERS:
         from maestro.hooks.bash_channels_wrappers import HANDLERS
 
         return HANDLERS[name](argv, cwd, env, home, depth)
     module_name = LAZY[name]
+    if env and "POSIXLY_CORRECT" in env and module_name in ("files", "scripts", "archive"):
+        argv = posix_order(argv)
     if module_name == "files":
         from maestro.hooks import bash_channels_files as module
     elif module_name == "scripts":

@@ -87,7 +87,10 @@ def _unzip(name, argv, cwd, env, home, depth):
         word = args[i]
         value = word.value
         i += 1
-        if value is not None and value.startswith("-") and len(value) > 1:
+        # after -x the words are exclude patterns up to the next unzip option; `--help` is not one
+        # (`-x --help` excludes a file named --help and still extracts)
+        if value is not None and value.startswith("-") and len(value) > 1 and not (
+                excluding and value.startswith("--")):
             excluding = False
             letters = value[1:]
             for k, letter in enumerate(letters):
@@ -104,7 +107,7 @@ def _unzip(name, argv, cwd, env, home, depth):
                 flags += letter
         elif not excluding:
             operands.append(word)
-    if not operands or any(letter in flags for letter in "ltpcZvz") or "-h" in [w.value for w in args]:
+    if not operands or any(letter in flags for letter in "ltpcZvzh"):
         return []
     if dest is not None:
         return [Target("unzip", "extract into", dest.value, dest.raw, cwd, True)]
@@ -112,9 +115,24 @@ def _unzip(name, argv, cwd, env, home, depth):
 
 
 def _zip(name, argv, cwd, env, home, depth):
+    from maestro.hooks.bash_channels_interp import code_script
+
+    commands = []
+    for k, word in enumerate(argv[1:], start=1):
+        key, eq, attached = (word.value or word.raw).partition("=")
+        if key in ("-TT", "--unzip-command", "--unzip-comman", "--unzip-comma"):
+            # zip -T tests the archive with this command, run by the shell
+            command = Word(attached, attached, word.literal) if eq else (argv[k + 1] if k + 1 < len(argv) else None)
+            if command is not None:
+                commands.append(code_script("sh", "zip -TT", command))
+    return commands + _zip_writes(argv, cwd)
+
+
+def _zip_writes(argv, cwd):
+    # -T tests the archive after writing it: still a write; -TT/--unzip-command take a word
     opts, operands = scan(argv[1:], "bnOPstZ", ("out", "password", "split-size", "suffixes", "temp-path",
-                                                 "compression-method"))
-    if not operands or has(opts, "h", "help", "v", "version", "T", "test"):
+                                                 "compression-method", "unzip-command"))
+    if not operands or has(opts, "h", "help", "v", "version"):
         return []
     out = [target("zip", "write", w, cwd) for w in values(opts, "O", "out") or operands[:1] if w.value != "-"]
     if has(opts, "m", "move"):

@@ -70,6 +70,9 @@ def awk_writes(argv, cwd):
                 continue  # --sandbox disables redirections, pipes and system()
             elif kind == "file":
                 out.append(Target("awk print >", "write", literal, literal if literal is not None else text, cwd))
+            elif literal is not None and _runs_program_text(literal):
+                # `print "…" | "sh"`: the printed text is a program for that interpreter
+                out.append(Target("awk " + kind, "run", None, text, cwd))
             elif literal is not None:
                 out.append(Script("sh", literal, literal))
             else:
@@ -78,6 +81,20 @@ def awk_writes(argv, cwd):
         files = [w for w in operands if not _is_assignment(w.value)]
         out = [target("awk -i inplace", "change", word, cwd) for word in files if word.value != "-"] + out
     return out
+
+
+INTERPRETERS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "rbash", "python", "python3",
+                          "node", "perl", "ruby", "php", "lua", "awk", "gawk", "sed", "xargs", "source", "eval",
+                          "env", "sudo"))
+
+
+def _runs_program_text(command):
+    """True when a piped-into command reads a program (or file names) from its stdin."""
+    words = command.split()
+    if not words:
+        return False
+    first = words[0].rpartition("/")[2]
+    return first in INTERPRETERS or first.rstrip("0123456789.") in INTERPRETERS
 
 
 def _is_assignment(value):

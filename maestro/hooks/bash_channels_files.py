@@ -54,24 +54,62 @@ def _copy_like(name, argv, cwd, env, home, depth):
     else:
         return []  # a missing operand: the program fails
     recursive = has(opts, "r", "R", "a", "recursive", "archive")
-    hard_links = (name in ("ln", "link") and not has(opts, "s", "symbolic")) or (
-        name == "cp" and has(opts, "l", "link"))
+    symbolic = name in ("ln", "cp") and has(opts, "s", "symbolic", "symbolic-link")
+    hard_links = (name in ("ln", "link") and not symbolic) or (name == "cp" and has(opts, "l", "link"))
     out = []
     dest_is_dir = not no_dir and (bool(into) or len(sources) > 1 or
                                   (is_dir(dest, cwd) if not (name == "ln" and has(opts, "n", "no-dereference"))
                                    else dest.value is not None and dest.value.endswith("/")))
     for source in sources:
+        # a directory copied or moved whole (or one made earlier in the command): the destination
+        # is a tree, not judged by its name (`cp -r /tmp/x.md src/` creates src/x.md/app.py)
+        tree = (name == "mv" or recursive) and _maybe_dir(source, cwd)
         if dest_is_dir:
-            out.append(into_dir(channel, action, dest, source, cwd))
+            landed = into_dir(channel, action, dest, source, cwd)
+            if tree and _is_dir(source, cwd):
+                landed.tree = True  # an existing directory lands whole: its name says nothing
+            elif tree and landed.path is not None:
+                # a source that does not exist yet may be a directory made earlier in the command:
+                # judged by where it lands (the destination directory's contents)
+                out.append(Target(channel, action, dest.value, dest.raw, cwd, True))
+            out.append(landed)
         else:
-            # a directory copied or moved whole: the destination is a tree
-            tree = _is_dir(source, cwd) if name == "mv" else recursive and _maybe_dir(source, cwd)
+            tree = _is_dir(source, cwd) if name == "mv" else tree
             out.append(Target(channel, action, dest.value, dest.raw, cwd, tree))
         if name == "mv":
             out.append(target("mv", "delete", source, cwd, _is_dir(source, cwd)))
         elif hard_links:
             out.append(target(name, "hard-link", source, cwd, recursive and _maybe_dir(source, cwd)))
+        elif symbolic:
+            out += _link_target(name, source, dest, dest_is_dir, cwd, home)
     return out
+
+
+def _link_target(name, source, dest, dest_is_dir, cwd, home):
+    """`ln -s SRC LINK`, `cp -s SRC LINK`: a write through LINK later in the command writes SRC, so
+    the link is judged as a write to what it points to (relative SRC is taken from LINK's directory)."""
+    channel = name + " -s"
+    if source.value is None or dest.value is None:
+        return [Target(channel, "link to", None, source.raw, cwd)]
+    link_dir = dest.value if dest_is_dir else os.path.dirname(dest.value.rstrip("/"))
+    if _in_scratch(link_dir, cwd, home):
+        return []  # a link in scratch (`ln -s src/a.py /tmp/link`) is free; the engine follows writes through it
+    path = source.value
+    if not path.startswith("/"):
+        path = os.path.join(link_dir, path) if link_dir else path
+    full = resolve(path, cwd)
+    tree = full is None or os.path.isdir(full)
+    return [Target(channel, "link to", path, source.raw, cwd, tree)]
+
+
+def _in_scratch(directory, cwd, home):
+    full = resolve(directory or ".", cwd)
+    if full is None:
+        return False
+    from maestro.hooks.classify import scratch_roots
+
+    full = os.path.realpath(full)
+    return any(full == root or full.startswith(root.rstrip("/") + "/") for root in scratch_roots(home))
 
 
 def _maybe_dir(word, cwd):
@@ -185,7 +223,7 @@ def _sort(name, argv, cwd, env, home, depth):
 
 def _second_operand(name, argv, cwd, env, home, depth):
     """uniq IN OUT, xxd IN OUT: the second operand is written."""
-    short_arg = {"uniq": "fswD", "xxd": "cglosn"}[name]
+    short_arg = {"uniq": "fsw", "xxd": "cglosn"}[name]  # uniq -D is a flag (--all-repeated)
     opts, operands = scan(argv[1:], short_arg, ("skip-fields", "skip-chars", "check-chars", "group",
                                                  "all-repeated", "cols", "groupsize", "len", "seek", "name"))
     return [target(name, "write", operands[1], cwd)] if len(operands) >= 2 else []

@@ -76,7 +76,9 @@ def _git(name, argv, cwd, env, home, depth):
         repo.work_tree = os.path.join(cwd, env["GIT_WORK_TREE"]) if cwd else (
             env["GIT_WORK_TREE"] if env["GIT_WORK_TREE"].startswith("/") else None)
         repo.work_tree_given = True
-    out = []
+    from maestro.hooks.bash_channels_git_config import environment_commands
+
+    out = environment_commands(env, cwd)
     i = 0
     while i < len(args):
         word = args[i]
@@ -137,6 +139,9 @@ def _config(repo, argument, key):
         return [Target("git -c", "run", None, argument.raw, repo.where)]
     name, _, value = setting.partition("=")
     name = name.lower()
+    if name.startswith(("include.", "includeif.")) or name.rpartition(".")[2] in ("hookspath", "helper",
+                                                                                  "worktree"):
+        return [Target("git -c", "run", None, argument.raw, repo.where)]  # other settings, hooks, work tree
     if name.startswith("alias."):
         repo.aliases[name[6:]] = value
         return []
@@ -145,6 +150,12 @@ def _config(repo, argument, key):
             return [Target("git --config-env", "run", None, argument.raw, repo.where)]
         return [Script("sh", value, setting)] if value else []
     return []
+
+
+def _config_command(sub, rest, repo, env):
+    from maestro.hooks.bash_channels_git_config import git_config
+
+    return git_config(sub, rest, repo, env)
 
 
 def _quote(word):
@@ -217,7 +228,7 @@ OUTPUT_OPTION = frozenset(("diff", "log", "show", "range-diff", "diff-tree", "di
 SUBCOMMANDS = {
     **WORKTREE_SUBCOMMANDS, "submodule": _commands, "sparse-checkout": _commands, "bisect": _commands,
     "rebase": _commands, "difftool": _commands, "filter-branch": _commands, "grep": _commands,
-    "archive": _commands, "bundle": _commands,
+    "archive": _commands, "bundle": _commands, "config": _config_command,
 }
 
 

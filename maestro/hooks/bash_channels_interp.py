@@ -107,6 +107,8 @@ def _python(name, argv, cwd, env, home, depth):
                 i += 1
             continue
         if not value.startswith("-"):
+            if value.startswith(("/dev/", "/proc/")):
+                return [Script("python", None, word.raw)]  # `python3 /dev/stdin`: the program is stdin
             return []  # python script.py
         for j in range(1, len(value)):
             letter = value[j]
@@ -121,11 +123,30 @@ def _python(name, argv, cwd, env, home, depth):
                 if letter == "c":
                     return [code_script("python", "python -c", argument)]
                 if letter == "m":
-                    return []
+                    return _python_module(argument, args[i:])
                 break
             if letter in "hV?":
                 return []
     return [] if i < len(args) else [Script("python", None, argv[0].raw)]
+
+
+def _python_module(module, rest):
+    """`python -m MODULE ARGS`: modules that run code given as arguments or read from stdin."""
+    if module.value is None:
+        return [unresolved_code("python -m", module)]
+    if module.value in ("timeit", "cProfile", "profile", "trace", "pdb", "doctest"):
+        # timeit's -s SETUP and statements, cProfile/profile/trace -c CODE, pdb -c COMMAND: code text
+        code = [w for w in rest if w.value is None or not w.value.startswith("-")]
+        if any(w.value is None for w in rest):
+            return [unresolved_code("python -m " + module.value, next(w for w in rest if w.value is None))]
+        if module.value == "timeit" and code:
+            return [Script("python", "\n".join(w.value for w in code), code[0].raw)]
+        if code and module.value != "timeit":
+            return [Target("python -m " + module.value, "run", None, code[0].raw)]
+        return []
+    if module.value in ("code", "idlelib", "asyncio", "IPython", "ptpython", "bpython") and not rest:
+        return [Script("python", None, module.raw)]  # an interactive console reading stdin
+    return []
 
 
 NODE_ARG_OPTIONS = ("-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions",
@@ -142,6 +163,9 @@ def _node(name, argv, cwd, env, home, depth):
             return []
         opts, rest = scan(args[1:], "", ("ext", "config", "import-map", "location", "cert", "env-file"))
         return [code_script("node", "deno eval", rest[0])] if rest else []
+    options = env.get("NODE_OPTIONS", "") if env else ""
+    if "data:" in options or "http:" in options or "https:" in options:
+        return [Target(name + " (NODE_OPTIONS)", "run", None, "$NODE_OPTIONS", cwd)]  # a module given inline
     while i < len(args):
         word = args[i]
         value = word.value
@@ -153,6 +177,13 @@ def _node(name, argv, cwd, env, home, depth):
         if value == "--":
             break
         key, eq, attached = value.partition("=")
+        if key in ("-r", "--require", "--import", "--loader", "--experimental-loader"):
+            module = Word(attached, attached, word.literal) if eq else (args[i] if i < len(args) else None)
+            if module is not None and (module.value is None or module.value.startswith(("data:", "http:",
+                                                                                         "https:"))):
+                return [unresolved_code(name + " " + key, module)]  # module text given inline
+        if key in ("-p", "--print") and not eq and i < len(args) and (args[i].value or "").startswith("-"):
+            continue  # `node -p -e CODE`: -p is a flag here, the next option carries the code
         if key in ("-e", "--eval", "-p", "--print", "-pe", "-ep"):
             if eq:
                 return [code_script("node", name + " " + key, Word(attached, attached, word.literal))]
@@ -215,6 +246,10 @@ def _flock(name, argv, cwd, env, home, depth):
     commands = values(opts, "c", "command")
     if commands:
         return [code_script("sh", "flock -c", commands[-1])]
+    if len(rest) >= 3 and rest[1].value in ("-c", "--command"):  # flock FILE -c COMMAND
+        return [code_script("sh", "flock -c", rest[2])]
+    if len(rest) >= 2 and rest[1].value is None:
+        return [unresolved_code("flock", rest[1])]
     return run_rest(rest[1:])
 
 

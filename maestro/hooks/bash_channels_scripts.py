@@ -114,7 +114,9 @@ def sed_script_effects(script):
         if command in "aic":
             i = _text_end(script, i)
         elif command in ":btTv":
-            while i < n and script[i] not in ";\n":
+            # GNU sed ends a label at whitespace too: `:x w FILE` is a label, then a `w` command
+            i = _skip_blanks(script, i)
+            while i < n and script[i] not in ";\n \t":
                 i += 1
         elif command in "rRwWe":
             end = _line_end(script, i)
@@ -206,7 +208,11 @@ def _perl_like(name, argv, cwd, env, home, depth):
     `-e CODE` the rest of its word or the next word."""
     args = argv[1:]
     if name == "perl":  # letters whose value is the rest of the word (some: the next word if empty)
-        rest_letters, next_when_empty, exits, digits = "CdDFiImMx", "IMm", "vhV", "0l"
+        # -V prints the configuration and still runs the program; only -v and -h exit
+        rest_letters, next_when_empty, exits, digits = "CdDFiImMx", "IMm", "vh", "0l"
+        for variable in ("PERL5OPT", "PERL5DB"):
+            if env and env.get(variable):  # switches / debugger code from the environment
+                return [Target(name + " (" + variable + ")", "run", None, "$" + variable, cwd)]
     else:
         rest_letters, next_when_empty, exits, digits = "CEFiIKrTWx", "CEIr", "h", "0"
     in_place = False
@@ -247,8 +253,13 @@ def _perl_like(name, argv, cwd, env, home, depth):
                 in_place = True
                 break
             if letter in rest_letters:
+                module = Word(value[j:], word.raw, word.literal) if j < len(value) else None
                 if j >= len(value) and letter in next_when_empty:
+                    module = args[i] if i < len(args) else None
                     i += 1
+                if name == "perl" and letter in "Mm" and module is not None and (
+                        module.value is None or ";" in module.value or "(" in module.value):
+                    return [unresolved_code(name + " -" + letter, module)]  # `-MPOSIX;system(…)` is code
                 break
     operands = args[i:]
     out = []
@@ -274,8 +285,7 @@ EDITOR_LONG_ARG = ("--cmd", "--servername", "--remote-expr", "--startuptime", "-
 
 def _editor(name, argv, cwd, env, home, depth):
     args = argv[1:]
-    if any(word.value in ("--version", "--help") for word in args) or (len(args) == 1 and
-                                                                        args[0].value in INFO_ONLY):
+    if len(args) == 1 and args[0].value in INFO_ONLY:
         return []
     arg_options = EDITOR_ARG_OPTIONS.get(name, "cSuUiTwWtq")
     files = []
@@ -284,6 +294,8 @@ def _editor(name, argv, cwd, env, home, depth):
         word = args[i]
         value = word.value
         i += 1
+        if value in ("--version", "--help"):
+            return []  # an option itself (not an option's argument, not after `--`): prints and exits
         if value is None:
             files.append(word)
         elif value == "--":

@@ -12,6 +12,16 @@ from maestro.hooks.bash_channels import chdir, has, run_rest, scan, target, unde
 from maestro.hooks.targets import Run, Script, Target, Word
 
 
+ENV_LONG_ARG = ("unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal")
+ENV_ARG_OPTIONS = frozenset(("u", "C", "S") + ENV_LONG_ARG)
+
+
+def _env_options(words):
+    found, _ = scan(words, "uCS", ENV_LONG_ARG, "", (), ("ignore-environment", "null", "debug",
+                                                         "list-signal-handling"), permute=False)
+    return found
+
+
 def _env(argv, cwd, env, home, depth):
     opts, rest = [], argv[1:]
     splits = 0
@@ -28,10 +38,13 @@ def _env(argv, cwd, env, home, depth):
             rest = rest[1:]
             break
         if value.startswith("-") and value != "-":
-            found, rest = scan(rest, "uCS", ("unset", "chdir", "split-string", "default-signal",
-                                              "ignore-signal", "block-signal"), "",
-                               (), ("ignore-environment", "null", "debug", "list-signal-handling"),
-                               permute=False)
+            # one option word (and its argument) at a time: `-S STRING` replaces itself at once with
+            # STRING's words and parsing goes on over them (GNU env), so `env -S sed -i …` runs sed -i
+            found = _env_options(rest[:1])
+            consumed = 1
+            if found and found[-1][1] is None and found[-1][0] in ENV_ARG_OPTIONS:
+                found, consumed = _env_options(rest[:2]), 2
+            rest = rest[consumed:]
             opts += found
             if found and found[-1][0] in ("S", "split-string") and found[-1][1] is not None:
                 split = found[-1][1]

@@ -63,6 +63,7 @@ class State:
         if extra:
             known.update(extra)
         known["PWD"] = self.cwd
+        known["IFS"] = " \t\n"  # a new bash sets IFS on startup
         return State(self.cwd, known, set(k for k, v in known.items() if v is not None), (), self.poisoned)
 
     def exported_env(self, extra=None):
@@ -101,7 +102,10 @@ def expand(word, st, an):
     parts = word.parts
     if all(p[0] <= QLIT for p in parts) and not any(p[0] == LIT and (_GLOB.intersection(p[1]) or "{" in p[1]
                                                                       or p[1].startswith("~")) for p in parts):
-        return [Word("".join(p[1] for p in parts), word.raw, True)]
+        text = "".join(p[1] for p in parts)
+        if "\x00" in text:  # bash ends a string at a NUL ($'a\x00b'): not followed
+            return [Word(None, word.raw, False)]
+        return [Word(text, word.raw, True)]
     alternatives = [parts]
     if any(p[0] == LIT and "{" in p[1] for p in parts):
         from maestro.hooks.bash_patterns import _braces  # only a word with a brace
@@ -134,6 +138,8 @@ def expand_text(word, st, an, tilde=True):
     for part in parts:
         kind = part[0]
         if kind <= QLIT:
+            if "\x00" in part[1]:
+                return None  # bash ends a string at a NUL
             out.append(part[1])
             continue
         value = _part_value(part, st, an)
@@ -159,6 +165,8 @@ def _expand_fields(parts, raw, literal, st, an):
         if kind == LIT:
             fields[-1][0].append((part[1], True))
             continue
+        if "\x00" in part[1] if kind <= QLIT else False:
+            return [Word(None, raw, False)]  # bash ends a string at a NUL
         if kind == QLIT:
             fields[-1][0].append((part[1], False))
             fields[-1][1] = True
@@ -203,7 +211,7 @@ def _split_into(fields, value, ifs):
         return
     white = all(ch in " \t\n" for ch in ifs)
     if white:
-        pieces = value.split() if ifs == " \t\n" else _split_chars(value, ifs, True)
+        pieces = _split_chars(value, ifs, True)  # not str.split(): bash splits on IFS only (no \x1c, NBSP, CR)
     else:
         pieces = _split_chars(value, ifs, False)
     if value[0] in ifs and (fields[-1][0] or fields[-1][1]):

@@ -237,6 +237,8 @@ class _Lexer:
         if self.rereads[1] > MAX_WORDS:
             self.fail("command too complex to analyse")
         nxt = s[i + 1:i + 2]
+        if nxt == "\\" and s.startswith("\n", i + 2):
+            self.fail("a line continuation right after $ is not analysed")
         if nxt == "(":
             if s.startswith("((", i + 1):
                 self.i = i + 3

@@ -74,6 +74,8 @@ def echo_output(args):
                 escapes = c == "e"
         k += 1
     text = " ".join(args[k:])
+    if not escapes and "\\" in text:
+        return None  # dash's echo (and bash's with xpg_echo) decodes escapes: \076 is '>'
     if escapes:
         cut = text.find("\\c")
         if cut >= 0:
@@ -85,6 +87,8 @@ def echo_output(args):
 def printf_output(args):
     """printf FORMAT ARGS for the simple formats (%s %b %d %i %c %%), else None."""
     if not args:
+        return None
+    if "\\c" in args[0]:
         return None
     fmt, rest, out = _escapes(args[0]), list(args[1:]), []
     while True:
@@ -107,12 +111,19 @@ def printf_output(args):
                 arg = rest.pop(0) if rest else ("0" if conv in "di" else "")
                 used += 1
                 if conv == "b":
+                    if "\\c" in arg:
+                        return None  # %b's \c ends all output
                     arg = _escapes(arg)
                 elif conv in "di" and not _is_int(arg.strip()):
                     return None
                 elif conv == "c":
                     arg = arg[:1]
                 spec = fmt[k + 1:j]
+                if "." in spec:
+                    precision = spec.partition(".")[2]
+                    if conv not in "sb" or not (precision.isdigit() or precision == "") or len(precision) > 4:
+                        return None
+                    arg = arg[:int(precision or "0")]
                 width = spec.lstrip("-+ #0").split(".")[0]
                 if width.isdigit() and int(width) < 4096:
                     arg = arg.ljust(int(width)) if "-" in spec else arg.rjust(int(width))

@@ -22,6 +22,7 @@ from maestro.hooks.targets import BashSyntaxError, Run, Script, Target
 
 NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 DECLARATIONS = frozenset(("declare", "typeset", "local", "export", "readonly"))
+CODE_INITIALS = frozenset("PBGEVHSNLIMR")  # the first letters of bash_hazards.CODE_VARIABLES
 
 
 def is_name(text):
@@ -32,44 +33,56 @@ def _values(argv):
     return [w.value for w in argv[1:]]
 
 
-def _change_dir(st, target):
-    """(success, failure) states of a `cd` to `target` (None: unknown)."""
+def _change_dir(st, target, physical=False, an=None):
+    """(success, failure) states of a `cd` to `target` (None: unknown). A directory that exists
+    now may be gone when the `cd` runs (an earlier command removes it): the failure state keeps
+    the old cwd, and only `&&` after the `cd` is sure to run in the new one. `cd -P` resolves
+    symbolic links before `..` (physical)."""
     new = None
     if target is not None:
         if not target.startswith("/"):
-            new = None if st.cwd is None else posixpath.normpath(posixpath.join(st.cwd, target))
+            new = None if st.cwd is None else posixpath.join(st.cwd, target)
         else:
-            new = posixpath.normpath(target)
+            new = target
+        if new is not None:
+            new = os.path.realpath(new) if physical else posixpath.normpath(new)
+    if new is not None and an is not None and an.links:
+        from maestro.hooks.bash_writes import under_link
+
+        new = None if under_link(an, new) else new
     succ = st.copy()
     succ.cwd = new
     succ.vars["OLDPWD"] = st.cwd
     succ.vars["PWD"] = new
-    if new is not None and os.path.isdir(new):
-        return succ, succ
+    if new is not None and (new == st.cwd or (an is not None and not an.programs_ran and os.path.isdir(new))):
+        return succ, succ  # no command of this line ran yet that could have removed it
     return succ, st
 
 
 def _cd(an, argv, st, stdin):
     args = _values(argv)
+    physical = False
     while args and args[0] is not None and len(args[0]) > 1 and args[0][0] == "-" and (
             args[0] == "--" or all(c in "LPe@" for c in args[0][1:])):
-        if args.pop(0) == "--":
+        flag = args.pop(0)
+        if flag == "--":
             break
+        physical = flag.rstrip("e@")[-1:] == "P" if flag.rstrip("e@") != "-" else physical
     if not args:
         home = st.lookup("HOME")
         if home is UNSET:
             return st, st
-        return _change_dir(st, home if type(home) is str else None)
+        return _change_dir(st, home if type(home) is str else None, False, an)
     target = args[0]
     if target == "-":
         old = st.lookup("OLDPWD")
-        return _change_dir(st, old if type(old) is str else None)
+        return _change_dir(st, old if type(old) is str else None, False, an)
     if target is not None and not target.startswith("/") and target not in (".", "..") and not target.startswith(
             ("./", "../")):
         cdpath = st.lookup("CDPATH")
         if cdpath is None or (type(cdpath) is str and cdpath):
             target = None  # CDPATH may send it elsewhere
-    return _change_dir(st, target)
+    return _change_dir(st, target, physical, an)
 
 
 def _unknown(st, names):
@@ -139,9 +152,18 @@ def declare(an, builtin, words, st):
                 from maestro.hooks.bash_parse import Word as ParsedWord
 
                 value = expand_text(ParsedWord(tail, word.raw), st, an)
+            if name[:1] in CODE_INITIALS or "[" in name or (type(value) is str and "[" in value):
+                from maestro.hooks.bash_hazards import declare_hazards
+
+                declare_hazards(an, name, value, word.raw)
             _declare_one(builtin, name, value, flags, st)
             continue
         for expanded in expand(word, st, an):
+            if expanded.value is not None and (expanded.value[:1] in CODE_INITIALS or "[" in expanded.value):
+                from maestro.hooks.bash_hazards import declare_hazards
+
+                name, _, value = expanded.value.partition("=")
+                declare_hazards(an, name, value, word.raw)
             _declare_one(builtin, expanded.value, None, flags, st, parsed=False)
 
 
@@ -188,13 +210,11 @@ def function_effects(st, effects):
         st.poisoned = True
 
 
-def _rare(name):
-    """The builtin `name` of bash_builtins_rare, imported the first time one of its builtins runs."""
+def _rare(name, module="bash_builtins_rare"):
+    """The builtin `name` of `module` (bash_builtins_rare, bash_hazards), imported on first use."""
 
     def builtin(an, argv, st, stdin):
-        from maestro.hooks import bash_builtins_rare
-
-        return getattr(bash_builtins_rare, name)(an, argv, st, stdin)
+        return getattr(__import__("maestro.hooks." + module, fromlist=[name]), name)(an, argv, st, stdin)
 
     return builtin
 
@@ -209,6 +229,12 @@ BUILTINS = {
 }
 for _name in DECLARATIONS:
     BUILTINS[_name] = _declare_values
+
+
+for _name in ("shopt", "set", "history", "hash", "compgen", "complete", "enable", "bind"):
+    BUILTINS[_name] = _rare("_" + _name, "bash_hazards")
+HAZARD_NAMES = frozenset(("printf", "read", "declare", "typeset", "local", "export", "readonly", "let", "test", "[",
+                          "unset", "mapfile", "readarray", "getopts", "wait"))
 
 
 def _basename(value):
@@ -226,6 +252,10 @@ class _Runner:
         if name is None:
             self.add(Target("unresolved command", "run", None, argv[0].raw))
             return st, st
+        if name in HAZARD_NAMES and any("[" in w.value for w in argv[1:] if w.value is not None):
+            from maestro.hooks import bash_hazards
+
+            bash_hazards.check_subscript_args(self, name, argv, st)
         if via is None and name in st.funcs:
             effects = st.funcs[name]
             function_effects(st, effects)
@@ -244,6 +274,12 @@ class _Runner:
         return self.channels(argv, st, stdin, extra)
 
     def channels(self, argv, st, stdin, extra):
+        if _basename(argv[0].value) in _INTERPRETERS or argv[0].value.rsplit("/", 1)[-1].startswith("python"):
+            from maestro.hooks import bash_hazards
+
+            found = bash_hazards.program_from_descriptor(argv)
+            if found is not None:
+                return bash_hazards.run_program_from_descriptor(self, argv, st, stdin, extra, found)
         try:
             from maestro.hooks import bash_channels
 
@@ -255,6 +291,9 @@ class _Runner:
                                                                       f"{type(exc).__name__})", st.cwd))
             return st, st
         program = _basename(argv[0].value)
+        if program not in _INERT and not all(type(r) is Run or (type(r) is Script and r.lang == "sh")
+                                             for r in results):
+            self.programs_ran = True  # from here on a directory that exists now may be gone (a `cd` may fail)
         pair = (st, st)
         for result in results:
             if type(result) is Target:
@@ -262,6 +301,10 @@ class _Runner:
             elif type(result) is Run:
                 if not result.argv or not self.nested(" ".join(w.raw for w in argv)):
                     continue
+                if any(w.value is not None and "=" in w.value for w in argv[1:]):
+                    from maestro.hooks.bash_hazards import wrapper_hazards
+
+                    wrapper_hazards(self, argv, result.argv)
                 try:
                     pair = self.run_argv(result.argv, st, None if result.stdin_targets_unknown else stdin,
                                          _wrapper_env(program, argv, result.argv, extra), program)
@@ -318,6 +361,13 @@ class _Runner:
             return None
         finally:
             self.depth -= 1
+
+
+_INTERPRETERS = frozenset(("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "node", "nodejs",
+                           "perl", "ruby"))
+
+
+_INERT = frozenset(("true", "false", ":", "echo", "printf", "test", "[", "pwd", "type", "which", "command"))
 
 
 def _wrapper_env(program, argv, inner, extra):

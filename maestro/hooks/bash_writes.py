@@ -25,12 +25,15 @@ import posixpath
 
 from maestro.hooks import bash_expand as bx
 from maestro.hooks.bash_parse import Simple, parse
-from maestro.hooks.bash_run import DECLARATIONS, _basename, _Runner, declare
+from maestro.hooks.bash_run import CODE_INITIALS, DECLARATIONS, _basename, _Runner, declare
 from maestro.hooks.targets import BashSyntaxError, Target
 
 MAX_NESTED = 8  # shells, wrappers and substitutions inside one another
 MAX_STEPS = 20000  # commands analysed (loops are analysed more than once)
-_DEVICES = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin"))
+# Opening these for writing reaches no file. /dev/stdin, /dev/fd/0 and /dev/fd/N (N ≥ 3),
+# /proc/*/fd/N are different: on Linux they re-open the file behind the descriptor (which
+# `0<src/app.py` or `exec 3<src/app.py` may have opened), so a write there is unresolved.
+_DEVICES = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"))
 _OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", ">&", "<>"))
 
 
@@ -44,6 +47,8 @@ def find_writes(command: str, cwd: str, env, home: str) -> list:
     variables = {k: v for k, v in env.items() if type(k) is str and type(v) is str and k not in bx.DYNAMIC}
     if "HOME" not in variables and home:
         variables["HOME"] = home
+    variables["IFS"] = " \t\n"  # bash sets IFS on startup whatever the environment says
+    variables.setdefault("PS4", "+ ")
     variables["PWD"] = cwd or None
     variables["OLDPWD"] = None
     state = bx.State(cwd or None, variables, set(variables))
@@ -64,8 +69,28 @@ def is_device(path, cwd):
         if cwd is None:
             return False
         path = posixpath.join(cwd, path)
+    return posixpath.normpath(path) in _DEVICES
+
+
+def reopens_descriptor(path, cwd):
+    """A path that re-opens an open descriptor's file (/dev/stdin, /dev/fd/N, /proc/PID/fd/N)."""
+    if not path.startswith("/"):
+        if cwd is None or not (cwd.startswith(("/dev", "/proc")) or ".." in path):
+            return False
+        path = posixpath.join(cwd, path)
     path = posixpath.normpath(path)
-    return path in _DEVICES or (path.startswith("/dev/fd/") and path[8:].isdigit())
+    if path == "/dev/stdin" or path.startswith("/dev/fd/"):
+        return path not in _DEVICES
+    return path.startswith("/proc/") and "/fd/" in path
+
+
+def _is_fd(text):
+    return text.isdigit() and text.isascii()  # `>&٣` names a file: bash reads ASCII digits only
+
+
+def under_link(an, path):
+    """`path` is (or is under) a link an earlier `ln` of this command made: it may lead anywhere."""
+    return any(path == link or path.startswith(link.rstrip("/") + "/") for link in an.links)
 
 
 def _describe(cmd):
@@ -80,7 +105,8 @@ class Analyzer(_Runner):
     """The walk: lists, pipelines, simple commands, redirections, substitutions (here); what an
     expanded command runs (bash_run._Runner); compound commands (bash_writes_compound)."""
 
-    __slots__ = ("home", "targets", "seen", "steps", "loops", "level", "depth", "last_simple", "quiet")
+    __slots__ = ("home", "targets", "seen", "steps", "loops", "level", "depth", "last_simple", "quiet", "programs_ran",
+                 "links")
 
     def __init__(self, home):
         self.home = home
@@ -88,10 +114,23 @@ class Analyzer(_Runner):
         self.steps = self.level = self.depth = self.quiet = 0
         self.loops = []
         self.last_simple = None
+        self.programs_ran = False
+        self.links = []  # absolute paths `ln` creates: what is written through them is not known here
 
     def add(self, target):
         if self.quiet or (target.path is not None and is_device(target.path, target.cwd)):
             return
+        if target.path == "/dev/fd/63" and target.word[:2] in (">(", "<("):
+            return  # `tee >(cmd)`: the pipe of a process substitution (bash_expand names it /dev/fd/63)
+        if target.path is not None and reopens_descriptor(target.path, target.cwd):
+            target = Target(target.channel, target.action, None, target.word or target.path, target.cwd, target.tree)
+        if target.path is not None and (target.path.startswith("/") or target.cwd is not None):
+            full = posixpath.normpath(posixpath.join(target.cwd or "/", target.path))
+            if target.channel in ("ln", "link") and target.action == "create":
+                self.links.append(full)
+            elif self.links and under_link(self, full):
+                target = Target(target.channel, target.action, None, target.word or target.path, target.cwd,
+                                target.tree)
         key = (target.channel, target.action, target.path, target.word, target.cwd, target.tree)
         if key not in self.seen:
             self.seen.add(key)
@@ -223,12 +262,17 @@ class Analyzer(_Runner):
             for element in assign.array:
                 if element.raw.startswith("["):
                     values = None  # [key]=value elements: not followed
+                    if "$(" in element.raw or "`" in element.raw:  # the key is evaluated (and expanded again)
+                        from maestro.hooks import bash_hazards
+
+                        bash_hazards.subscript(self, name, st.cwd)
                     break
                 values.extend(w.value for w in bx.expand(element, st, self))
             value = None if values is None or None in values else tuple(values)
         else:
             value = bx.expand_text(assign.value, st, self)
         old = st.lookup(name)
+        index = None
         if assign.index is not None:
             index = bx.expand_text(assign.index, st, self, tilde=False)
             index = index.strip() if index is not None else ""
@@ -247,6 +291,10 @@ class Analyzer(_Runner):
                 value = old + (value if type(value) is tuple else (value,))
             else:
                 value = old + (value if type(value) is str else " ".join(value))
+        if name[:1] in CODE_INITIALS or (type(value) is str and "[" in value) or assign.index is not None:
+            from maestro.hooks.bash_hazards import assignment_hazards
+
+            assignment_hazards(self, assign, name, value, index)
         st.vars[name] = value
 
     # ------------------------------------------------------------------ redirections and substitutions
@@ -275,14 +323,21 @@ class Analyzer(_Runner):
             reads_stdin = r.fd in ("", "0")
             if op == "<":
                 if reads_stdin:
-                    stdin = ("file", words[0].value)
+                    path = words[0].value
+                    if path in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
+                        continue  # the same stdin again
+                    stdin = ("file", path) if path is None or path == "/dev/null" or not path.startswith(
+                        ("/dev/", "/proc/")) else ("unknown", "the input " + r.target.raw)
+                else:  # `3<f`: /dev/fd/3 (or `>&3` after `exec 3<>…`) can re-open f for writing
+                    for word in words:
+                        self.add(Target("redirection " + r.fd + "<", "write", word.value, word.raw, st.cwd))
                 continue
             if op == "<&":
                 if reads_stdin and words[0].value != "0":
                     stdin = ("unknown", "the input " + r.target.raw)
                 continue
             if op == ">&" and len(words) == 1 and words[0].value is not None and (
-                    words[0].value.rstrip("-").isdigit() or words[0].value == "-"):
+                    _is_fd(words[0].value.rstrip("-")) or words[0].value == "-"):
                 continue  # duplicating or closing a descriptor
             channel = "redirection " + (r.fd if r.fd.isdigit() else "") + op
             for word in words:
@@ -296,7 +351,16 @@ class Analyzer(_Runner):
         if node is None:
             self.add(Target("command substitution", "run", None, raw))
             return None
-        value = self.mktemp_value(node, st)
+        value, cmds = None, node.items[0][0].pipelines[0].cmds if len(node.items) == 1 and not node.items[0][1] and len(
+            node.items[0][0].pipelines) == 1 else ()
+        if len(cmds) == 1 and type(cmds[0]) is Simple and not cmds[0].assigns and cmds[0].words and _basename(
+                cmds[0].words[0].literal_text()) == "mktemp":
+            from maestro.hooks.bash_output import mktemp_path  # `F=$(mktemp)`: the path, when known
+
+            args = []
+            for word in cmds[0].words[1:]:
+                args.extend(w.value for w in bx.expand(word, st.copy(), self))
+            value = mktemp_path(args, st)
         if self.nested(raw):
             try:
                 self.last_simple = None
@@ -318,22 +382,6 @@ class Analyzer(_Runner):
                               else None)
             finally:
                 self.depth -= 1
-
-    def mktemp_value(self, node, st):
-        if len(node.items) != 1 or node.items[0][1] or len(node.items[0][0].pipelines) != 1:
-            return None
-        pipeline = node.items[0][0].pipelines[0]
-        if len(pipeline.cmds) != 1 or type(pipeline.cmds[0]) is not Simple:
-            return None
-        cmd = pipeline.cmds[0]
-        if cmd.assigns or not cmd.words or _basename(cmd.words[0].literal_text()) != "mktemp":
-            return None
-        args = []
-        for word in cmd.words[1:]:
-            args.extend(w.value for w in bx.expand(word, st.copy(), self))
-        from maestro.hooks.bash_output import mktemp_path
-
-        return mktemp_path(args, st)
 
     def arithmetic(self, word, st):
         """Variables an arithmetic expression assigns become unknown. Bash evaluates a variable's

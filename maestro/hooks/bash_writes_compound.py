@@ -118,7 +118,11 @@ def run_case(self, cmd, st, stdin):
 
 def run_cond(self, cmd, st, stdin):
     for word in cmd.words:
-        bx.expand_text(word, st, self)
+        value = bx.expand_text(word, st, self)
+        if type(value) is str and "[" in value and ("$(" in value or "`" in value):
+            from maestro.hooks import bash_hazards  # `-eq`, `-v`: a[$(cmd)] is evaluated, cmd runs
+
+            bash_hazards.subscript(self, word.raw, st.cwd)
     return st, st
 
 def run_arith(self, cmd, st, stdin):

@@ -54,6 +54,7 @@ class NodeFinder(Finder):
                 elif module in FS_MODULES and fs_base(api) in NODE_FS or module in CP_MODULES and api in NODE_CP:
                     local[alias] = api
         mentions = any(v in FS_MODULES or v in CP_MODULES for v in values)
+        self.computed_members(fs_names | cp_names)
         names, passed = set(NODE_FS) | set(NODE_SPECIFIC) | set(NODE_CP) | set(local) | {"chdir"}, 0
         for m in re.finditer(r"(?<![\w$])(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
                              + r")(?![\w$])", text):
@@ -86,6 +87,23 @@ class NodeFinder(Finder):
                 self.opened(channel, args[0] if args else None, args[1] if len(args) > 1 else None)
             else:
                 self.paths(channel, spec, args)
+
+    def computed_members(self, module_names):
+        """`require("child_process")["exec" + "Sync"](…)`, `fs[name](…)`: a member chosen at run time
+        of fs/child_process may be any of their write APIs → fail closed."""
+        text, values = self.text, self.source.values
+        for m in re.finditer(r"(?:require|import)\s*\(\s*" + PH + r"\s*\)\s*(?:\?\.)?\s*\[", text):
+            module = values[int(m.group(1))]
+            if module in FS_MODULES or module in CP_MODULES:
+                self.out.append(Target("node " + module, "run", None, "a member computed at run time"))
+                return
+        names = [name for name in module_names if name]
+        if not names:
+            return
+        pattern = r"(?<![\w$.])(" + "|".join(map(re.escape, sorted(names))) + r")\s*(?:\?\.)?\s*\["
+        for m in re.finditer(pattern, text):
+            self.out.append(Target("node " + m.group(1), "run", None, "a member computed at run time"))
+            return
 
     def receiver(self, start):
         """What a name is called on: None (a bare name), an identifier, or ")" / "]"."""

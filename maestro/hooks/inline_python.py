@@ -53,6 +53,11 @@ PATH_METHODS = {"write_text": "write", "write_bytes": "write", "touch": "create"
                 "replace": "move", "link_to": None, "open": "open"}
 # methods only a Path has: written off even when the receiver is unknown (`for f in …glob(…): f.write_text(…)`)
 PATH_ONLY_METHODS = frozenset({"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to", "unlink", "rmdir"})
+# every API above, for the dynamic-access rules of inline_python_dynamic.py
+WRITE_APIS = frozenset(set(OPENERS) | set(PATH_FUNCTIONS) | SHELL_STRING | SUBPROCESS | set(EXEC_ARGV) | {
+    "exec", "eval", "compile", "os.open", "os.write", "os.chdir", "os.fchdir", "fileinput.input",
+    "fileinput.FileInput", "__import__", "importlib.import_module", "getattr", "setattr", "os.fork",
+    "os.forkpty", "pty.spawn", "shutil.chown", "os.chmod", "os.chown", "os.makedirs", "os.mkdir"})
 READ_FLAGS = frozenset({"O_RDONLY", "O_CLOEXEC", "O_NONBLOCK", "O_NDELAY", "O_NOFOLLOW", "O_DIRECTORY", "O_BINARY",
                         "O_NOCTTY", "O_NOATIME", "O_PATH", "O_SYNC", "O_DSYNC", "O_RSYNC", "O_DIRECT", "O_LARGEFILE",
                         "O_EXCL", "O_NOINHERIT", "O_TEXT", "O_SHLOCK", "O_EXLOCK", "O_ASYNC"})
@@ -86,6 +91,9 @@ class _Analysis(PythonValues):
         self.calls.sort(key=lambda call: (call.lineno, call.col_offset))  # source order, for messages
         for call in self.calls:
             self.call(call)
+        from maestro.hooks.inline_python_dynamic import dynamic_risks
+
+        self.out += dynamic_risks(self, WRITE_APIS)
         return after_chdir(self.out, self.chdirs, "os.chdir")
 
     def call(self, node):

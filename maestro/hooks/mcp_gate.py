@@ -99,6 +99,16 @@ def split_tool_name(tool_name) -> tuple:
     return server, tool
 
 
+PROCESS_NOUNS = frozenset("process processes stdin input keys terminal session repl pty tty console".split())
+
+
+def sends_process_input(words: list) -> bool:
+    """interact_with_process, send_input, write_stdin, send_keys_to_terminal: text for a program
+    that is already running, whose language the gate cannot know (a REPL of any interpreter)."""
+    return "interact" in words or (any(word in ("send", "write", "type", "feed") for word in words)
+                                   and any(word in PROCESS_NOUNS for word in words))
+
+
 def _shell_like(words: list, tool_input: dict) -> bool:
     return any(word in SHELL_WORDS for word in words) and any(key in tool_input for key in SHELL_KEYS)
 
@@ -114,8 +124,8 @@ def mcp_script(tool_name: str, tool_input) -> "Script | None":
     """The program an MCP tool runs, for the Bash / inline-code analysis, or None.
 
     Shell tools → Script("sh", command, word) (a string `cwd` argument becomes a leading
-    `cd '<cwd>' && `; `interact_with_process {input}` is judged as shell text, since the process
-    is usually a shell); code runners whose language is known → Script("python" | "node" |
+    `cd '<cwd>' && `); `interact_with_process {input}` and other input for a running process: None
+    (its interpreter is unknown, so mcp_writes fails closed); code runners whose language is known → Script("python" | "node" |
     "perl" | "ruby", code, word). None when the tool runs nothing, or when the program or its
     directory is not a usable string: mcp_writes then fails closed on it.
     """
@@ -123,6 +133,8 @@ def mcp_script(tool_name: str, tool_input) -> "Script | None":
     if not isinstance(tool_input, dict):
         raise ValueError("tool_input is not an object")
     words = tool_words(tool)
+    if sends_process_input(words):
+        return None  # the running program's language is unknown: mcp_writes fails closed
     if _shell_like(words, tool_input):
         lang, keys = "sh", SHELL_KEYS
     elif _code_runner(words, tool_input):
@@ -192,7 +204,9 @@ def mcp_writes(tool_name: str, tool_input, *, scripts_judged: bool = False) -> l
         return []
     words = tool_words(tool)
     targets = []
-    if _shell_like(words, tool_input) or _code_runner(words, tool_input):
+    if sends_process_input(words) and not _shell_like(words, tool_input):
+        targets = [Target(tool_name, "run", None, "input to a running process")]
+    elif _shell_like(words, tool_input) or _code_runner(words, tool_input):
         if not scripts_judged or mcp_script(tool_name, tool_input) is None:
             targets = _runner_targets(tool_name, words, tool_input)
     if words[:1] == ["git"] and len(words) > 1:

@@ -262,15 +262,15 @@ FILES = [
     ("cp src/app.py /tmp/", [("write", "/tmp/app.py")]),
     ("cp src/app.py", []),
     ("mv src/old.py src/new.py", [("move onto", "src/new.py"), ("delete", "src/old.py")]),
-    ("mv -f /tmp/a.py src/", [("move onto", "src/a.py"), ("delete", "/tmp/a.py")]),
+    ("mv -f /tmp/a.py src/", [("move onto", "src/", "tree"), ("move onto", "src/a.py"), ("delete", "/tmp/a.py")]),
     ("mv src/app.py /tmp/x.py", [("move onto", "/tmp/x.py"), ("delete", "src/app.py")]),
     ("install -m 755 /tmp/tool src/tool.py", [("write", "src/tool.py")]),
     ("install -D -t src/bin a.py", [("write", "src/bin/a.py")]),
     ("install -d src/newdir", []),
-    ("ln -sf /tmp/x.py src/app.py", [("create", "src/app.py")]),
-    ("ln -s /tmp/x.py src/", [("create", "src/x.py")]),
+    ("ln -sf /tmp/x.py src/app.py", [("create", "src/app.py"), ("link to", "/tmp/x.py")]),
+    ("ln -s /tmp/x.py src/", [("create", "src/x.py"), ("link to", "/tmp/x.py")]),
     ("ln src/app.py /tmp/alias.py", [("create", "/tmp/alias.py"), ("hard-link", "src/app.py")]),
-    ("ln -s -t src /tmp/a.py", [("create", "src/a.py")]),
+    ("ln -s -t src /tmp/a.py", [("create", "src/a.py"), ("link to", "/tmp/a.py")]),
     ("link src/app.py /tmp/x", [("create", "/tmp/x"), ("hard-link", "src/app.py")]),
     ("cp -l src/app.py /tmp/x.py", [("write", "/tmp/x.py"), ("hard-link", "src/app.py")]),
     ("cp -al src /tmp/snapshot", [("write", "/tmp/snapshot", "tree"), ("hard-link", "src", "tree")]),
@@ -316,9 +316,11 @@ def test_file_tools(command, expected):
 def test_cp_into_an_existing_directory_writes_the_basename(tmp_path):
     (tmp_path / "src").mkdir()
     check("cp /tmp/a.py src", [("write", "src/a.py")], cwd=str(tmp_path))
-    check("mv /tmp/a.py src", [("move onto", "src/a.py"), ("delete", "/tmp/a.py")], cwd=str(tmp_path))
+    # /tmp/a.py does not exist yet: it may be a directory made earlier, so src is judged as a tree too
+    check("mv /tmp/a.py src", [("move onto", "src", "tree"), ("move onto", "src/a.py"), ("delete", "/tmp/a.py")],
+          cwd=str(tmp_path))
     check("cp /tmp/a.py newname.py", [("write", "newname.py")], cwd=str(tmp_path))
-    check("ln -s /tmp/a.py src", [("create", "src/a.py")], cwd=str(tmp_path))
+    check("ln -s /tmp/a.py src", [("create", "src/a.py")], cwd=str(tmp_path))  # tmp_path is scratch
     check("ln -sfn /tmp/a.py src", [("create", "src")], cwd=str(tmp_path))  # -n: src itself is replaced
 
 
@@ -1039,3 +1041,194 @@ def test_import_is_light():
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=30,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.stdout.strip() == "[]", out.stderr
+
+
+# ------------------------------------------------------------------------ links and trees made in one command
+
+
+def test_a_symlink_is_judged_as_a_write_to_what_it_points_to(outside_tmp):
+    tmp_path = outside_tmp
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".claude").mkdir()
+    check("ln -s src/app.py notes.md", [("create", "notes.md"), ("link to", "src/app.py")], cwd=str(tmp_path))
+    # relative to the link's directory, not the cwd
+    check("ln -s ../src/app.py .claude/l", [("create", ".claude/l"), ("link to", ".claude/../src/app.py")],
+          cwd=str(tmp_path))
+    # a directory target: a tree
+    check("ln -s ../src .claude/s", [("create", ".claude/s"), ("link to", ".claude/../src", "tree")],
+          cwd=str(tmp_path))
+    check("cp -s src/app.py .claude/cs", [("write", ".claude/cs"), ("link to", ".claude/src/app.py")],
+          cwd=str(tmp_path))
+
+
+def test_a_symlink_made_in_scratch_or_to_a_doc_stays_judged_by_its_target():
+    check("ln -s /tmp/a.md notes.md", [("create", "notes.md"), ("link to", "/tmp/a.md")])
+    # a link made in scratch is free: writes through it are the engine's to follow
+    check("ln -s src/app.py /tmp/link", [("create", "/tmp/link")])
+
+
+def test_a_directory_copied_into_a_directory_is_a_tree(outside_tmp):
+    tmp_path = outside_tmp
+    (tmp_path / "x.md").mkdir()
+    (tmp_path / "src").mkdir()
+    check("cp -r x.md src/", [("write", "src/x.md", "tree")], cwd=str(tmp_path))
+    check("mv x.md src/", [("move onto", "src/x.md", "tree"), ("delete", "x.md", "tree")], cwd=str(tmp_path))
+    check("cp -r src /tmp/backup", [("write", "/tmp/backup", "tree")], cwd=str(tmp_path))
+
+
+def writes_argv(values):
+    return writes(words(*values))
+
+
+def fails_closed(items):
+    return any(isinstance(i, Target) and i.path is None for i in items)
+
+
+def runs(items):
+    """The argv of every Run / the code of every Script, flattened for assertions."""
+    out = []
+    for item in items:
+        if isinstance(item, Run):
+            out.append(" ".join(w.value or "?" for w in item.argv))
+        elif isinstance(item, Script):
+            out.append((item.lang, item.code))
+    return out
+
+
+@pytest.mark.parametrize("command, key", [
+    ("git config alias.x '!echo x > src/app.py'", "alias.x"),
+    ("git config core.hooksPath /tmp/hooks", "core.hooksPath"),
+    ("git config --global core.fsmonitor 'sh x'", "core.fsmonitor"),
+    ("git config diff.py.textconv cat", "diff.py.textconv"),
+    ("git config filter.x.clean cat", "filter.x.clean"),
+    ("git config include.path /tmp/cfg", "include.path"),
+    ("git config set credential.helper x", "credential.helper"),
+    ("git config --add sequence.editor x", "sequence.editor"),
+])
+def test_git_config_storing_a_command_fails_closed(command, key):
+    found = writes(command)
+    assert fails_closed(found) and any(t.word == key for t in found if isinstance(t, Target)), found
+
+
+@pytest.mark.parametrize("command", ["git config user.name x", "git config --get alias.x",
+                                     "git config -l", "git config core.autocrlf false", "git config get core.pager"])
+def test_git_config_of_plain_settings_or_reads_is_allowed(command):
+    assert writes(command) == []
+
+
+def test_git_config_file_option_writes_that_file():
+    assert summary(writes("git config -f src/app.py a.b c")) == [("write", "src/app.py")]
+
+
+@pytest.mark.parametrize("env", [
+    {"GIT_EXTERNAL_DIFF": "echo x > src/app.py; true"}, {"GIT_SSH_COMMAND": "echo x > src/app.py"},
+    {"GIT_EDITOR": "echo x > src/app.py"}, {"EDITOR": "echo x > src/app.py"},
+])
+def test_git_runs_commands_from_its_environment(env):
+    found = command_writes(words("git", "commit"), CWD, env, "/nonexistent-home")
+    assert ("sh", next(iter(env.values()))) in runs(found)
+
+
+@pytest.mark.parametrize("env", [
+    {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "alias.x", "GIT_CONFIG_VALUE_0": "!sh"},
+    {"GIT_CONFIG_PARAMETERS": "'core.fsmonitor=echo x'"}, {"GIT_CONFIG_COUNT": "x"},
+    {"GIT_CONFIG_GLOBAL": "/tmp/cfg"},
+])
+def test_git_settings_from_the_environment_that_run_commands_fail_closed(env):
+    assert fails_closed(command_writes(words("git", "status"), CWD, env, "/nonexistent-home"))
+
+
+def test_git_settings_from_the_environment_that_run_nothing_are_allowed():
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "x",
+           "GIT_CONFIG_PARAMETERS": "'color.ui=never'"}
+    assert command_writes(words("git", "status"), CWD, env, "/nonexistent-home") == []
+
+
+def test_env_split_string_is_split_where_it_stands():
+    assert runs(writes("env -S sed -i s/1/2/ src/app.py")) == ["sed -i s/1/2/ src/app.py"]
+    assert runs(writes_argv(["env", "-S", "ls -la"])) == ["ls -la"]
+    assert runs(writes("env -i -u X -- ls")) == ["ls"]
+
+
+def test_flock_with_the_file_first_runs_its_command():
+    assert runs(writes_argv(["flock", "/tmp/lock", "-c", "echo x > src/app.py"])) == [("sh", "echo x > src/app.py")]
+    assert runs(writes("flock /tmp/lock sed -i x f")) == ["sed -i x f"]
+
+
+def test_perl_options_that_still_run_or_carry_code():
+    assert ("perl", "1") in runs(writes_argv(["perl", "-V", "-e", "1"]))
+    assert summary(writes("perl -V -pi -e s/1/2/ src/app.py"))[0] == ("change", "src/app.py")
+    assert fails_closed(writes_argv(["perl", '-MPOSIX;system("x")', "-e", "1"]))
+    assert not fails_closed(writes_argv(["perl", "-MPOSIX", "-e", "1"]))
+    assert writes("perl -v") == []
+    assert fails_closed(command_writes(words("perl", "-d", "-e", "1"), CWD, {"PERL5DB": "system(1)"}, "/h"))
+
+
+def test_node_print_flag_and_inline_modules():
+    assert runs(writes_argv(["node", "-p", "-e", "1+1"])) == [("node", "1+1")]
+    assert runs(writes_argv(["node", "-p", "1+1"])) == [("node", "1+1")]
+    assert fails_closed(writes_argv(["node", "--import", "data:text/javascript,x", "-e", "1"]))
+    assert fails_closed(command_writes(words("node", "-e", "1"), CWD,
+                                       {"NODE_OPTIONS": "--import=data:text/javascript,x"}, "/h"))
+    assert not fails_closed(writes_argv(["node", "-r", "ts-node/register", "-e", "1"]))
+
+
+@pytest.mark.parametrize("command", [
+    "ed -p --help -s src/app.py", "ex -c --help -s -c 1d src/app.py", "vim -u --version -es src/app.py",
+    "vim -es src/app.py -T --help", "ex -s src/app.py -- --help",
+])
+def test_help_as_an_option_argument_does_not_stop_an_editor(command):
+    assert ("change", "src/app.py") in summary(writes(command))
+
+
+def test_editor_help_alone_is_allowed():
+    assert writes("vim --help") == [] and writes("ed --version") == []
+
+
+def test_unzip_exclude_list_and_uniq_D_and_zip_TT():
+    assert writes("unzip -oq /tmp/evil.zip -x --help") != []
+    assert summary(writes("uniq -D /etc/passwd src/app.py")) == [("write", "src/app.py")]
+    assert ("sh", "echo x > src/app.py; true") in runs(
+        writes_argv(["zip", "-q", "/tmp/x.zip", "f", "-T", "-TT", "echo x > src/app.py; true"]))
+
+
+@pytest.mark.parametrize("command, inner", [
+    ("taskset -c 0 bash -c X", "bash -c X"), ("chrt -o 0 bash -c X", "bash -c X"),
+    ("prlimit --nofile=100 bash -c X", "bash -c X"), ("unshare -r bash -c X", "bash -c X"),
+    ("nsenter -t 1 bash -c X", "bash -c X"), ("gdb -batch -ex run --args bash -c X", "bash -c X"),
+    ("valgrind -q bash -c X", "bash -c X"), ("mytool --run python3 -c X", "python3 -c X"),
+])
+def test_programs_outside_the_table_that_run_a_command(command, inner):
+    assert inner in runs(writes(command))
+
+
+@pytest.mark.parametrize("command", ["grep -r python .", "which bash", "echo node", "pytest -k bash tests"])
+def test_an_interpreter_name_without_a_code_option_runs_nothing(command):
+    assert writes(command) == []
+
+
+def test_python_reading_its_program_from_dev_or_running_code_modules():
+    assert runs(writes("python3 /dev/stdin")) == [("python", None)]
+    assert runs(writes_argv(["python3", "-m", "timeit", "-s", "open('a.py','w')", "pass"])) == [
+        ("python", "open('a.py','w')\npass")]
+    assert runs(writes("python3 -m code")) == [("python", None)]
+    assert writes("python3 -m pytest -q") == []
+
+
+def test_posixly_correct_makes_a_trailing_help_a_file_name():
+    env = {"POSIXLY_CORRECT": "1"}
+    assert summary(command_writes(words("rm", "src/app.py", "--help"), CWD, env, "/h")) == [("delete", "src/app.py")]
+    assert ("change", "src/app.py") in summary(command_writes(words("sed", "-i", "s/1/2/", "src/app.py", "--help"),
+                                                              CWD, env, "/h"))
+    assert command_writes(words("rm", "--help", "src/app.py"), CWD, env, "/h") == []
+    assert writes("rm src/app.py --help") == []  # GNU permutation: --help is an option
+
+
+def test_sed_label_ends_at_whitespace():
+    assert summary(writes_argv(["sed", "1bx;:x w src/app.py", "/etc/passwd"])) == [("write", "src/app.py")]
+    assert writes_argv(["sed", ":a;N;ba", "f"]) == []
+
+
+def test_awk_piping_text_into_an_interpreter_fails_closed():
+    assert fails_closed(writes_argv(["awk", 'BEGIN{print "echo x > src/app.py" | "sh"}']))
+    assert runs(writes_argv(["awk", '{print $1 | "sort -u"}', "f"])) == [("sh", "sort -u")]

@@ -141,7 +141,7 @@ def test_descriptor_duplication_and_input_redirections_write_nothing(command):
 
 @pytest.mark.parametrize("command", [
     "echo x > /dev/null", "echo x 2>/dev/null", "echo x &>/dev/null", "echo x > /dev/stdout",
-    "echo x > /dev/stderr", "echo x > /dev/tty", "echo x > /dev/fd/3", "cd /dev && echo x > null",
+    "echo x > /dev/stderr", "echo x > /dev/tty", "echo x > /dev/fd/2", "cd /dev && echo x > null",
     "echo x | tee /dev/stderr", "exec 3>/dev/null",
 ])
 def test_device_files_are_never_targets(command):
@@ -714,3 +714,163 @@ def test_a_substitution_of_literal_text_has_that_value():
     assert paths("F=$(printf '%s' c.py); touch $F") == [("c.py", CWD)]
     assert paths("touch \"$(echo d.py | cat)\"") == [("d.py", CWD)]
     assert writes("touch \"$(cat list.txt)\"") == [("touch", "create", None, '"$(cat list.txt)"', CWD)]
+
+
+# ------------------------------------------------------------------------ red-team rules (issue 14)
+
+SUBSCRIPT = "a[$(touch q.py)]"  # bash evaluates this text arithmetically: the $(…) runs
+
+
+def test_a_descriptor_path_that_reopens_a_file_is_an_unresolved_target():
+    # /dev/stdin, /dev/fd/0, /dev/fd/N ≥ 3 and /proc/*/fd/N re-open the file behind the descriptor
+    assert writes("echo x 0<a.py >/dev/stdin") == [("redirection >", "write", None, "/dev/stdin", CWD)]
+    assert writes("echo x >/dev/fd/0") == [("redirection >", "write", None, "/dev/fd/0", CWD)]
+    assert ("redirection >", "write", None, "/dev/fd/3", CWD) in writes("exec 3<a.txt; echo x > /dev/fd/3")
+    assert writes("tee /dev/fd/4") == [("tee", "write", None, "/dev/fd/4", CWD)]
+    # the look-alikes that write no file stay free
+    for command in ("echo x > /dev/stderr", "echo x > /dev/stdout 2>&1", "echo x > /dev/fd/1", "echo x >&2",
+                    "echo x > /dev/null", "tee >(cat) < notes.txt", "python3 - < /dev/stdin"):
+        assert writes(command) == [], command
+
+
+def test_an_input_redirection_of_another_descriptor_is_a_write():
+    # `2<f`, `3<f`, `exec 3<f`: /dev/fd/N can re-open f for writing
+    assert writes("echo x 2<a.py") == [("redirection 2<", "write", "a.py", "a.py", CWD)]
+    assert writes("exec 3<a.py") == [("redirection 3<", "write", "a.py", "a.py", CWD)]
+    assert writes("cat < a.py") == [] and writes("cat 0< a.py") == []
+
+
+def test_a_non_ascii_digit_after_dup_names_a_file():
+    assert writes("echo x >&\u0663") == [("redirection >&", "write", "\u0663", "\u0663", CWD)]
+    assert writes("echo x >&2") == []
+
+
+def test_a_cd_that_may_fail_leaves_the_cwd_unknown_after_anything_but_and(tmp_path):
+    # an earlier command may remove the directory: `cd` fails and the shell stays where it was
+    assert paths(f"rm -r x; cd {tmp_path}; touch a.py")[-1] == ("a.py", None)
+    assert paths(f"rm -r x; cd {tmp_path} || true; touch a.py")[-1] == ("a.py", None)
+    assert paths(f"rm -r x; pushd {tmp_path}; touch a.py")[-1] == ("a.py", None)
+    # `&&` stops on a failed cd; nothing ran before a first cd; a cd to the cwd cannot move it
+    assert paths(f"rm -r x; cd {tmp_path} && touch a.py")[-1] == ("a.py", str(tmp_path))
+    assert paths(f"cd {tmp_path}; touch a.py") == [("a.py", str(tmp_path))]
+    assert paths(f"rm -r x; cd {CWD}; touch a.py")[-1] == ("a.py", CWD)
+
+
+def test_cd_P_resolves_links_before_dotdot(tmp_path):
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "sub")
+    assert paths(f"cd -P {tmp_path}/link/.. && touch a.py") == [("a.py", str(tmp_path / "real"))]
+    assert paths(f"cd {tmp_path}/link/.. && touch a.py") == [("a.py", str(tmp_path))]
+
+
+def test_a_link_made_earlier_in_the_command_makes_what_is_written_through_it_unknown(monkeypatch):
+    def with_ln(argv, cwd, env, home):
+        if _base(argv[0].value) == "ln":
+            return [Target("ln", "create", argv[-1].value, argv[-1].raw, cwd)]
+        return fake_command_writes(argv, cwd, env, home)
+
+    monkeypatch.setattr(maestro.hooks.bash_channels, "command_writes", with_ln)
+    assert paths("ln -s /r/src/a.py /tmp/l && echo x > /tmp/l")[-1] == (None, CWD)
+    assert paths("ln -s /r/src /tmp/s && cd /tmp/s && touch a.py")[-1] == ("a.py", None)
+    assert paths("ln -s /r/src /tmp/s && touch /tmp/other.py")[-1] == ("/tmp/other.py", CWD)
+
+
+@pytest.mark.parametrize("command", [
+    "x='" + SUBSCRIPT + "'; [[ $x -eq 0 ]]", "x='" + SUBSCRIPT + "'; [[ x -eq 0 ]]", "[[ '" + SUBSCRIPT + "' -eq 0 ]]",
+    "x='" + SUBSCRIPT + "'; echo ${PATH:x:1}", "y='" + SUBSCRIPT + "'; echo ${!y}",
+    "printf -v '" + SUBSCRIPT + "' x", "read '" + SUBSCRIPT + "' <<< x", "declare '" + SUBSCRIPT + "=1'",
+    "test -v '" + SUBSCRIPT + "'", "[ -v '" + SUBSCRIPT + "' ]", "[[ -v '" + SUBSCRIPT + "' ]]",
+    "let '" + SUBSCRIPT + "=1'", "unset '" + SUBSCRIPT + "'", "a=(); a['$(touch q.py)']=1", "a=(['$(touch q.py)']=1)",
+])
+def test_a_subscript_that_runs_a_substitution_fails_closed(command):
+    result = writes(command)
+    assert result and all(t[0] == "arithmetic evaluation" and t[2] is None for t in result), result
+
+
+def test_arithmetic_on_plain_values_stays_free():
+    for command in ("x=1; (( x > 0 ))", "x=$(date); [[ $x == y ]]", "x='$(date)'; echo \"$x\"", "a[1]=2; echo ${a[1]}",
+                    "let y=2", "read -r line <<< x", "printf -v out %s x"):
+        assert writes(command) == [], command
+
+
+@pytest.mark.parametrize("command", [
+    "PS4='$(touch p.py)'; set -x; true", "PROMPT_COMMAND='touch p.py' bash -i", "BASH_ENV=/dev/stdin bash -c true",
+    "env 'BASH_FUNC_ls%%=() { touch p.py; }' bash -c ls", "export GIT_SSH_COMMAND='touch p.py'",
+    "GIT_EXTERNAL_DIFF='touch p.py' git diff", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x git x",
+    "EDITOR='touch p.py' git commit", "NODE_OPTIONS=--import=x node -e 1", "PERL5DB='system(1)' perl -d -e 1",
+    "sudo GIT_PAGER='touch p.py' git log",
+])
+def test_variables_that_run_code_fail_closed(command):
+    assert any(t[0].startswith("setting ") and t[2] is None for t in writes(command)), writes(command)
+
+
+def test_inert_values_of_those_variables_stay_free():
+    for command in ("GIT_PAGER=cat git log", "GIT_EDITOR=true git commit", "PAGER= man ls", "PYTHONPATH=. python3 -m x"):
+        assert writes(command) == [], command
+
+
+def test_code_variable_initials_cover_every_name():
+    from maestro.hooks.bash_hazards import CODE_PREFIXES, CODE_VARIABLES
+    from maestro.hooks.bash_run import CODE_INITIALS
+
+    assert all(name[0] in CODE_INITIALS for name in CODE_VARIABLES | set(CODE_PREFIXES))
+
+
+@pytest.mark.parametrize("command", [
+    "shopt -s expand_aliases", "shopt -s nullglob; touch a.txt", "shopt -u interactive_comments", "set -P",
+    "set -o posix", "set +B", "set -f", "history -w a.py", "history -a", "hash -p /bin/sed safe",
+    "compgen -C 'touch p.py' x", "complete -C x y", "enable -f x.so y", "enable -n cd", "bind -x '\"x\": y'",
+])
+def test_builtins_that_change_parsing_or_run_commands_fail_closed(command):
+    assert any(t[2] is None and t[1] == "run" for t in writes(command)), writes(command)
+
+
+def test_harmless_shell_options_stay_free():
+    for command in ("set -euo pipefail", "set -e", "set -x", "set +x", "set -o errexit -o nounset", "set -- a b",
+                    "shopt", "shopt -q extglob", "history", "hash", "compgen -c ls", "enable"):
+        assert writes(command) == [], command
+
+
+def test_ifs_is_bash_default_and_splits_on_its_characters_only():
+    assert paths("sed${IFS}-i${IFS}s${IFS}a.py", env={"IFS": ","}) == [("a.py", CWD)]
+    for char in ("\\x1c", "\\u00a0", "\\r"):
+        assert paths(f"x=$'{char}'; touch $x")[0][0] not in (None, "")
+    assert paths("x='a.py  b.py'; touch $x") == [("a.py", CWD), ("b.py", CWD)]
+
+
+def test_a_nul_in_ansi_c_text_and_a_continuation_after_dollar_fail_closed():
+    assert writes("echo x > $'a.py\\x00.md'") == [("redirection >", "write", None, "$'a.py\\x00.md'", CWD)]
+    with pytest.raises(BashSyntaxError):
+        writes("echo x > $\\\n'a.py'")
+
+
+@pytest.mark.parametrize("command", [
+    "bash /dev/stdin <<< 'touch a.py'", "bash /dev/fd/0 <<< 'touch a.py'", "bash /proc/self/fd/0 <<< 'touch a.py'",
+    "bash -- /dev/stdin <<< 'touch a.py'", "bash -e /dev/stdin <<< 'touch a.py'",
+    "python3 /dev/stdin <<< \"open('a.py', 'w')\"", "python3 -m code <<< \"open('a.py', 'w')\"",
+])
+def test_a_program_read_from_a_stdin_path_is_judged_like_stdin(command):
+    assert paths(command) == [("a.py", CWD)]
+
+
+@pytest.mark.parametrize("command", [
+    "bash <(echo 'touch a.py')", "sh <(printf '%s' 'touch a.py')", "bash < <(echo 'touch a.py')",
+    "bash 0< <(echo 'touch a.py')", "sh -s < <(echo 'touch a.py')", "perl /dev/fd/5",
+])
+def test_a_program_read_from_a_descriptor_or_process_substitution_fails_closed(command):
+    result = writes(command)
+    assert result and all(t[2] is None and "program" in t[0] for t in result), result
+
+
+def test_a_script_file_behind_the_stdin_path_stays_free():
+    assert writes("bash /dev/stdin < script.sh") == [] and writes("bash script.sh /dev/stdin") == []
+
+
+def test_printf_and_echo_output_that_cannot_be_known_exactly_is_unknown():
+    assert paths("touch \"$(printf 'a.py%.0s' .md)\"") == [("a.py", CWD)]
+    assert paths("touch \"$(printf '%.3s' abcdef)\"") == [("abc", CWD)]
+    assert paths("touch \"$(printf 'a.py%b.md' '\\c')\"") == [(None, CWD)]
+    assert paths("touch \"$(printf '%5.1d' 3)\"") == [(None, CWD)]
+    # dash's echo decodes \076 into '>': the piped program is not known
+    assert writes("echo 'touch a\\076b' | bash")[0][2] is None
+    assert paths("echo 'touch a.py' | bash") == [("a.py", CWD)]

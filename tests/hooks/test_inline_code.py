@@ -542,3 +542,54 @@ def test_deeply_nested_code_answers_without_raising(lang, unit):
     code = unit * 50000 + "x"
     result = code_writes(lang, code)
     assert isinstance(result, list)
+
+
+# ---- dynamic access to write APIs (inline_python_dynamic.py, inline_node.py computed members) ----
+
+DYNAMIC_PYTHON = [
+    "getattr(__builtins__, 'open')('src/app.py', 'w').write('pwned')",
+    "__builtins__.open('src/app.py', 'w').write('pwned')",
+    "import os; getattr(os, 'sys' + 'tem')('echo pwned > src/app.py')",
+    "import os; getattr(os, 'system')('echo pwned > src/app.py')",
+    "import os; os.__dict__['system']('echo pwned > src/app.py')",
+    "import os; list(map(os.system, ['echo pwned > src/app.py']))",
+    "import pty; pty.spawn(['sh', '-c', 'echo pwned > src/app.py'])",
+    "import ctypes; ctypes.CDLL(None).system(b'echo pwned > src/app.py')",
+    "import code; code.InteractiveInterpreter().runsource('open(\"src/app.py\",\"w\")')",
+    "import logging; logging.basicConfig(filename='src/app.py'); logging.error('pwned')",
+    "import logging; logging.getLogger().addHandler(logging.FileHandler('src/app.py'))",
+    'import os\n@os.system\n@lambda f: "echo pwned > src/app.py"\nclass X: pass\n',
+    "globals()['__builtins__'].open('src/app.py','w')",
+    "m = 'o' + 's'; __import__(m).system('x')",
+    "import importlib; importlib.import_module('o' + 's').system('x')",
+    "import timeit; timeit.timeit('open(\"src/app.py\",\"w\")')",
+]
+
+
+@pytest.mark.parametrize("code", DYNAMIC_PYTHON)
+def test_python_reaching_a_write_api_dynamically_fails_closed(code):
+    assert (("run", U) in found("python", code)) or any(
+        action != "run" and path == "src/app.py" for action, path in found("python", code))
+
+
+@pytest.mark.parametrize("code", [
+    "import os; print(getattr(os, 'sep'))", "import os; print(os.getcwd())",
+    "print(vars())", "x = {'a': 1}; print(getattr(x, 'get')('a'))", "import os; print(os.path.join('a', 'b'))",
+    "print(sorted(map(str, [3, 1])))",
+])
+def test_python_with_harmless_dynamic_access_writes_nothing(code):
+    assert ("run", U) not in found("python", code)
+
+
+@pytest.mark.parametrize("code", [
+    'require("child_process")["exec"+"Sync"]("echo x > src/app.py")',
+    'const fs = require("fs"); fs[name]("src/app.py", "x")',
+    'const cp = require("child_process"); cp["exec"]("x")',
+])
+def test_node_computed_member_of_fs_or_child_process_fails_closed(code):
+    assert ("run", U) in found("node", code)
+
+
+def test_node_plain_member_access_is_unchanged():
+    assert found("node", 'const fs = require("fs"); console.log(fs.existsSync("a"))') == []
+    assert found("node", 'const a = [1]; console.log(a[0])') == []

@@ -394,7 +394,6 @@ def test_a_shell_tool_fails_closed_and_hands_its_command_to_the_bash_analysis():
 @pytest.mark.parametrize(
     "tool_name, tool_input, program",
     [(DC + "start_process", {"command": "make", "timeout_ms": 1000}, "make"),  # DesktopCommanderMCP schemas.ts
-     (DC + "interact_with_process", {"pid": 3, "input": "echo x > src/a.py"}, "echo x > src/a.py"),
      (JB + "execute_terminal_command", {"command": "ls"}, "ls")],  # JetBrains terminal/Terminal.kt
 )
 def test_every_recorded_shell_tool_is_a_shell_script(tool_name, tool_input, program):
@@ -557,9 +556,13 @@ def test_a_gate_that_judges_scripts_gets_only_the_named_writes():
 
 
 def test_a_shell_tool_named_with_a_write_verb_is_still_a_shell_tool():
-    tool = "mcp__iterm__write_to_terminal"
+    tool = "mcp__iterm__run_in_terminal"
     assert mcp_writes(tool, {"command": "echo x > src/a.py"}) == [t(tool, "run", None, "echo x > src/a.py")]
     assert mcp_script(tool, {"command": "echo x > src/a.py"}).code == "echo x > src/a.py"
+    # text typed into a terminal goes to whatever runs there (a shell, or a python REPL): unknown
+    tool = "mcp__iterm__write_to_terminal"
+    assert mcp_writes(tool, {"command": "echo x > src/a.py"}) == [t(tool, "run", None, "echo x > src/a.py")]
+    assert mcp_script(tool, {"command": "echo x > src/a.py"}) is None
 
 
 # ----------------------------------------------------------------------------------- git servers
@@ -633,3 +636,18 @@ def test_huge_names_and_patches_stay_linear():
     assert mcp_writes("mcp__x__" + "readFile" * 100_000, {"path": "src/a.py"}) == []
     uri = "file:///" + "%41" * 300_000
     assert mcp_writes("mcp__x__write_file", {"uri": uri})[0].path == "/" + "A" * 300_000
+
+
+@pytest.mark.parametrize("tool_name, tool_input", [
+    (DC + "interact_with_process", {"pid": 3, "input": "echo x > src/a.py"}),
+    (DC + "interact_with_process", {"pid": 3, "input": "import os\n@os.system\n@lambda f: 'x'\nclass X: pass\n"}),
+    (DC + "interact_with_process", {"pid": 3, "input": "print(1)"}),
+    ("mcp__term__send_input", {"session": 1, "text": "ls"}),
+    ("mcp__term__write_stdin", {"data": "ls"}),
+])
+def test_input_for_a_running_process_always_fails_closed(tool_name, tool_input):
+    # the process may be any interpreter's REPL (start_process {command: "python3 -i"}): its
+    # language is unknown, so the text cannot be judged as shell
+    assert mcp_script(tool_name, tool_input) is None
+    writes = mcp_writes(tool_name, tool_input)
+    assert writes and all(w.path is None and w.action == "run" for w in writes)
