@@ -131,6 +131,14 @@ def _shell_quoted(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+def _shell_environment() -> dict:
+    """The variables the command may be assumed to see: the hook's environment less the ones
+    Claude Code sets for hooks only (`CLAUDE_PROJECT_DIR`, `CLAUDE_ENV_FILE`, `CLAUDE_PLUGIN_*`…).
+    The Bash tool's shell need not have them, so a command naming one is judged as if its value
+    were unknown — `cd "$CLAUDE_PROJECT_DIR/.claude"; echo x > app.py` must not pass as a harness write."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("CLAUDE_")}
+
+
 def _tool_targets(tool: str, payload: dict, cwd: str, home: str):
     """(targets, problem) for a Bash or MCP call; problem is a one-line reason to fail closed."""
     from maestro.hooks.targets import BashSyntaxError
@@ -158,7 +166,7 @@ def _tool_targets(tool: str, payload: dict, cwd: str, home: str):
     from maestro.hooks import bash_writes
 
     try:
-        return targets + bash_writes.find_writes(command, cwd, os.environ, home), ""
+        return targets + bash_writes.find_writes(command, cwd, _shell_environment(), home), ""
     except BashSyntaxError as exc:
         return [], f"ORCHESTRATOR GATE ({label}): could not analyse the command ({_shown(str(exc))}); failing closed.\n"
 

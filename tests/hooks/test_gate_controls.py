@@ -216,3 +216,25 @@ def test_an_allowed_write_still_exits_0_with_stderr_closed():
     proc = subprocess.run(_gate_argv(), input=body, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           preexec_fn=lambda: os.close(2), timeout=60)
     assert proc.returncode == 0
+
+
+# --------------------------------------------------------------- variables only the hook process has
+
+
+@pytest.mark.parametrize("command", ['cd "$CLAUDE_PROJECT_DIR/.claude"; echo x > app.py',
+                                     'echo x > "$CLAUDE_PROJECT_DIR/.claude/x.py"',
+                                     'cp /tmp/a.py "$CLAUDE_PLUGIN_DATA/x.py"'])
+def test_hook_only_variables_are_unknown_to_the_bash_analysis(maestro, tmp_path, command):
+    # Claude Code sets CLAUDE_* variables for hooks; the Bash tool's shell need not have them.
+    project = tmp_path / "tmp" / "project"
+    (project / ".claude").mkdir(parents=True)
+    env = {"CLAUDE_PROJECT_DIR": str(project), "CLAUDE_PLUGIN_DATA": str(project / ".claude")}
+    body = json.dumps({"session_id": SID, "cwd": REPO, "tool_name": "Bash", "tool_input": {"command": command}})
+    result = maestro("gate", stdin=body, env=env)
+    assert result.rc == 2 and "cannot be resolved" in result.err, result
+
+
+def test_ordinary_environment_variables_still_resolve(maestro):
+    body = json.dumps({"session_id": SID, "cwd": REPO, "tool_name": "Bash",
+                       "tool_input": {"command": 'echo x > "$MAESTRO_TEST_SCRATCH/out.py"'}})
+    assert maestro("gate", stdin=body, env={"MAESTRO_TEST_SCRATCH": "/tmp/scratch-dir"}).rc == 0
