@@ -66,13 +66,6 @@ def _target_path(payload: dict) -> str:
     raise _Malformed("no file path in tool_input")
 
 
-def is_free_path(raw: str, cwd: str, home: str) -> bool:
-    """True when the path itself is exempt: scratch, harness, or non-code and not executable."""
-    from maestro.hooks import classify
-
-    return classify.judge(raw, cwd, home) == classify.FREE
-
-
 def _shown(text: str) -> str:
     """A word as the block message shows it: one printable line, bounded. A long one keeps its
     end (the file name) and its start, and loses the middle."""
