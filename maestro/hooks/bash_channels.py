@@ -105,6 +105,17 @@ def values(opts, *names):
     return [word for key, word in opts if key in names and word is not None]
 
 
+LINK_KEEPING = " (keeping symlinks)"  # channel suffix: see as_link_maker
+
+
+def as_link_maker(found):
+    """`found` from a copy that keeps symlinks as symlinks (`cp -a`, `rsync -l`): its destination may
+    hold links leading anywhere, so the engine treats a later write at or under it like one through
+    an `ln` link (unresolved). Archive extraction ("extract into") is treated the same way there."""
+    return [Target(t.channel + LINK_KEEPING, t.action, t.path, t.word, t.cwd, t.tree) if type(t) is Target else t
+            for t in found]
+
+
 def target(channel, action, word, cwd, tree=False):
     return Target(channel, action, word.value, word.raw, cwd, tree)
 
@@ -190,6 +201,8 @@ for _module, _names in (
     ("git", "git"),
     ("archive", "tar unzip zip 7z 7za 7zr cpio gzip gunzip bzip2 bunzip2 xz unxz lzma unlzma zstd unzstd "
                 "curl wget"),
+    ("tools", "shuf sdiff openssl logsave csplit split ar mktemp gio"),
+    ("programs", "make gmake tclsh wish expect gdb tmux screen sqlite3"),
     ("interp", "sh bash zsh dash ksh mksh ash yash posh fish tcsh csh rbash eval python node bun deno php "
                "lua Rscript julia pwsh powershell osascript su runuser watch flock strace ltrace script uv "
                "poetry pipenv pdm rye hatch pixi conda mamba micromamba bundle nix-shell"),
@@ -229,10 +242,10 @@ def program_name(raw_name):
 
 VERSIONED = frozenset(("python", "pypy", "perl", "ruby", "node", "nodejs", "php", "lua", "julia", "bash", "zsh",
                        "ksh", "mksh", "pwsh", "vim", "nvim", "emacs", "deno", "bun", "awk", "gawk", "mawk",
-                       "nawk"))
+                       "nawk", "tclsh", "wish"))
 GNU_TOOLS = frozenset(("sed", "awk", "tar", "cp", "mv", "rm", "ln", "install", "touch", "truncate", "tee", "dd",
                        "sort", "uniq", "shred", "unlink", "rmdir", "find", "xargs", "env", "timeout", "nice",
-                       "nohup", "stdbuf", "patch", "link", "split"))
+                       "nohup", "stdbuf", "patch", "link", "split", "csplit", "shuf", "sdiff", "mktemp", "ar"))
 
 
 def command_writes(argv, cwd, env, home):
@@ -294,6 +307,10 @@ def _dispatch(name, argv, cwd, env, home, depth):
         from maestro.hooks import bash_channels_git as module
     elif module_name == "archive":
         from maestro.hooks import bash_channels_archive as module
+    elif module_name == "tools":
+        from maestro.hooks import bash_channels_tools as module
+    elif module_name == "programs":
+        from maestro.hooks import bash_channels_programs as module
     else:
         from maestro.hooks import bash_channels_interp as module
     return module.HANDLERS[name](name, argv, cwd, env, home, depth)

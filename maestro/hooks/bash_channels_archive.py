@@ -18,7 +18,7 @@
 
 import os
 
-from maestro.hooks.bash_channels import has, scan, target, values
+from maestro.hooks.bash_channels import has, is_dir, scan, target, values
 from maestro.hooks.targets import Script, Target, Word
 
 TAR_ARG_LETTERS = "bCfFgHIKLNTVX"
@@ -46,7 +46,7 @@ def _tar(name, argv, cwd, env, home, depth):
                 args = args[1:]
             else:
                 opts.append((letter, None))
-    found, operands = scan(args, TAR_ARG_LETTERS, TAR_LONG_ARG, "", TAR_LONG_OPT)
+    found, operands = scan(args, TAR_ARG_LETTERS, TAR_LONG_ARG, "", TAR_LONG_OPT, ("remove-files",))
     opts += found
     modes = [TAR_MODES[key] for key, _ in opts if key in TAR_MODES]
     if not modes:
@@ -60,11 +60,15 @@ def _tar(name, argv, cwd, env, home, depth):
                        Target("tar", "run", None, word.raw, cwd))
     out += [target("tar", "write", w, cwd) for w in values(opts, "g", "listed-incremental", "index-file",
                                                            "volno-file")]
+    if has(opts, "remove-files"):  # deletes every file it archived, wherever the option stands
+        moved = values(opts, "C", "directory")  # operands are taken under -C: not followed here
+        out += [target("tar --remove-files", "delete", w, cwd, is_dir(w, cwd) is not False) if not moved else
+                Target("tar --remove-files", "delete", None, w.raw, cwd) for w in operands]
     if "x" in modes:
         if has(opts, "O", "to-stdout") or values(opts, "to-command"):
             return out
         dirs = values(opts, "C", "directory")
-        if dirs:  # each -C is taken relative to the previous one
+        if dirs:  # each -C is taken relative to the previous one (links restored: see bash_writes)
             path = None if any(w.value is None for w in dirs) else os.path.join(*[w.value for w in dirs])
             out.append(Target("tar -x", "extract into", path, dirs[-1].raw, cwd, True))
         else:

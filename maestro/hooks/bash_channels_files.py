@@ -16,7 +16,7 @@ Verbs read as "<channel> would <action> <word>":
 
 import os
 
-from maestro.hooks.bash_channels import chdir, has, into_dir, is_dir, resolve, scan, target, under_dir, values
+from maestro.hooks.bash_channels import as_link_maker, chdir, has, into_dir, is_dir, resolve, scan, target, under_dir, values
 from maestro.hooks.targets import Run, Target, Word
 
 COPY_LONG_ARG = ("target-directory", "suffix", "sparse", "no-preserve", "mode", "owner", "group",
@@ -343,11 +343,31 @@ def _patch(name, argv, cwd, env, home, depth):
     return out + [Target("patch", "change", ".", "the files named in the patch", where, True)]
 
 
-HANDLERS = {name: _copy_like for name in ("cp", "mv", "install", "ln", "link", "scp")}
+def _link_copier(name, argv, cwd, env, home, depth):
+    """cp -a/-P/-d/-r/-R/--no-dereference and rsync -a/-l copy symlinks as symlinks: what they write
+    may be a link leading anywhere, so a later write under it is unresolved (LinkTarget)."""
+    found = _copy_like(name, argv, cwd, env, home, depth) if name == "cp" else _rsync(name, argv, cwd, env,
+                                                                                        home, depth)
+    letters, longs = ("aPdrR", ("archive", "no-dereference", "recursive")) if name == "cp" else (
+        "al", ("archive", "links", "copy-unsafe-links", "safe-links"))
+    for word in argv[1:]:
+        value = word.value or ""
+        if value == "--":
+            break
+        if value.startswith("--") and len(value) > 3 and any(
+                known.startswith(value[2:].partition("=")[0]) for known in longs):
+            return as_link_maker(found)
+        if value.startswith("-") and not value.startswith("--") and any(c in letters for c in value[1:]):
+            return as_link_maker(found)
+    return found
+
+
+HANDLERS = {name: _copy_like for name in ("mv", "install", "ln", "link", "scp")}
+HANDLERS["cp"] = _link_copier
 HANDLERS.update({name: _remove for name in ("rm", "unlink", "rmdir", "shred")})
 HANDLERS.update({
     "touch": _touch, "truncate": _truncate, "tee": _tee, "dd": _dd, "sort": _sort, "uniq": _second_operand,
     "xxd": _second_operand, "sponge": _sponge, "iconv": _iconv, "dos2unix": _dos2unix, "unix2dos": _dos2unix,
-    "fallocate": _fallocate, "rsync": _rsync, "rename": _rename, "prename": _rename, "file-rename": _rename,
+    "fallocate": _fallocate, "rsync": _link_copier, "rename": _rename, "prename": _rename, "file-rename": _rename,
     "find": _find, "patch": _patch,
 })

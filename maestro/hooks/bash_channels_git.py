@@ -25,7 +25,7 @@ rm, mv, clean, reset, stash, apply, plumbing, worktree, clone) live in bash_chan
 
 import os
 
-from maestro.hooks.bash_channels import chdir, scan, target, values
+from maestro.hooks.bash_channels import chdir, has, scan, target, values
 from maestro.hooks.bash_channels_git_tree import WORKTREE_SUBCOMMANDS
 from maestro.hooks.targets import Run, Script, Target, Word
 
@@ -121,6 +121,8 @@ def _git(name, argv, cwd, env, home, depth):
     handler = SUBCOMMANDS.get(sub)
     if handler is not None:
         out += handler(sub, rest, repo, env)
+    if sub in COMMAND_OPTIONS and handler is not _commands:  # clone -u, fetch/push --upload/receive-pack
+        out += _option_commands(sub, rest, repo)
     if sub in OUTPUT_OPTION:
         opts, _ = scan(rest, "", ("output",))
         out += [target("git " + sub + " --output", "write", w, repo.where) for w in values(opts, "output")]
@@ -139,6 +141,10 @@ def _config(repo, argument, key):
         return [Target("git -c", "run", None, argument.raw, repo.where)]
     name, _, value = setting.partition("=")
     name = name.lower()
+    if key == "--config-env":  # KEY=ENVVAR: the value comes from the environment, unknown here
+        from maestro.hooks.bash_channels_git_config import runs_command
+
+        return [Target("git --config-env", "run", None, argument.raw, repo.where)] if runs_command(name) else []
     if name.startswith(("include.", "includeif.")) or name.rpartition(".")[2] in ("hookspath", "helper",
                                                                                   "worktree"):
         return [Target("git -c", "run", None, argument.raw, repo.where)]  # other settings, hooks, work tree
@@ -182,10 +188,7 @@ def _commands(sub, rest, repo, env):
         return [repo.tree("git sparse-checkout")] if verb in ("set", "add", "reapply", "disable", "init") else []
     if sub == "bisect" and rest and rest[0].value == "run":
         return [Run(rest[1:])] if len(rest) > 1 else []
-    for word, command in _command_options(sub, rest):
-        out.append(Script("sh", command.value, command.raw) if command.value is not None else
-                   Target("git " + sub + " " + (word.value or "").partition("=")[0], "run", None, command.raw,
-                          repo.where))
+    out += _option_commands(sub, rest, repo)
     if sub == "archive":
         opts, _ = scan(rest, "o", ("output", "format", "prefix", "remote", "exec"))
         out += [target("git archive -o", "write", w, repo.where) for w in values(opts, "o", "output")]
@@ -194,7 +197,16 @@ def _commands(sub, rest, repo, env):
     return out
 
 
-COMMAND_OPTIONS = {  # subcommand -> options whose argument is a shell command
+def _option_commands(sub, rest, repo):
+    return [Script("sh", command.value, command.raw) if command.value is not None else
+            Target("git " + sub + " " + (word.value or "").partition("=")[0], "run", None, command.raw, repo.where)
+            for word, command in _command_options(sub, rest)]
+
+
+COMMAND_OPTIONS = {  # subcommand -> options whose argument is a shell command (git runs it via the shell)
+    "fetch": ("--upload-pack",), "pull": ("--upload-pack",), "ls-remote": ("-u", "--upload-pack", "--exec"),
+    "clone": ("-u", "--upload-pack"), "fetch-pack": ("--upload-pack", "--exec"),
+    "push": ("--receive-pack", "--exec"), "send-pack": ("--receive-pack", "--exec"), "archive": ("--exec",),
     "rebase": ("-x", "--exec"), "difftool": ("-x", "--extcmd"),
     "filter-branch": ("--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter",
                       "--parent-filter", "--tag-name-filter"),
@@ -214,21 +226,44 @@ def _command_options(sub, rest):
                 found.append((word, Word(attached, attached, word.literal)))
             elif value.startswith("-O") and len(value) > 2:
                 found.append((word, Word(value[2:], value[2:], word.literal)))
-        elif key in names:
+        elif key in names or (len(key) > 3 and key[:2] == "--" and any(n.startswith(key) for n in names)):
             if eq:
                 found.append((word, Word(attached, attached, word.literal)))
             elif k + 1 < len(rest):
                 found.append((word, rest[k + 1]))
+        elif value[:1] == "-" and value[1:2] != "-" and value[:2] in names and len(value) > 2:
+            found.append((word, Word(value[2:], value[2:], word.literal)))  # `-ucmd`, `-xcmd`: attached
     return found
 
 
 OUTPUT_OPTION = frozenset(("diff", "log", "show", "range-diff", "diff-tree", "diff-files", "diff-index",
                            "whatchanged", "format-patch"))
 
+def _format_patch(sub, rest, repo, env):
+    """format-patch writes NNNN-subject.patch files into -o DIR (default: where it runs); only a
+    --suffix other than .patch makes the default place matter (`--suffix=.py` in src/)."""
+    opts, _ = scan(rest, "ov", ("output-directory", "suffix", "start-number", "subject-prefix", "signature-file",
+                                "in-reply-to", "to", "cc", "from", "base", "interdiff", "range-diff",
+                                "creation-factor", "filename-max-length", "reroll-count", "add-header",
+                                "signature", "description-file", "cover-from-description", "notes"),
+                   "", (), ("stdout", "numbered", "no-numbered", "keep-subject", "signoff", "attach", "inline",
+                            "thread", "cover-letter", "numbered-files", "no-stat", "zero-commit", "root",
+                            "progress", "quiet", "no-binary", "no-signature"))
+    if has(opts, "stdout"):
+        return []
+    dirs = values(opts, "o", "output-directory")
+    if dirs:
+        return [target("git format-patch -o", "write", dirs[-1], repo.where, True)]
+    suffix = values(opts, "suffix")
+    if suffix and suffix[-1].value != ".patch":
+        return [Target("git format-patch", "write", ".", "the current directory", repo.where, True)]
+    return []
+
+
 SUBCOMMANDS = {
     **WORKTREE_SUBCOMMANDS, "submodule": _commands, "sparse-checkout": _commands, "bisect": _commands,
     "rebase": _commands, "difftool": _commands, "filter-branch": _commands, "grep": _commands,
-    "archive": _commands, "bundle": _commands, "config": _config_command,
+    "archive": _commands, "bundle": _commands, "config": _config_command, "format-patch": _format_patch,
 }
 
 

@@ -97,14 +97,21 @@ def is_ref(name, repo):
     return False
 
 
+# long options git's parse-options also accepts by unique prefix (`--for` is --force)
+CHECKOUT_FLAGS = ("force", "patch", "quiet", "merge", "detach", "ignore-skip-worktree-bits", "ignore-other-worktrees",
+                  "overwrite-ignore", "no-overwrite-ignore", "progress", "no-progress", "guess", "no-guess",
+                  "overlay", "no-overlay", "pathspec-file-nul", "ours", "theirs", "no-track",
+                  "no-recurse-submodules")
+
+
 def _checkout(sub, rest, repo, env):
     before, after, dashes = split_dashes(rest)
     opts, operands = scan(before, "bBU", ("orphan", "conflict", "pathspec-from-file", "unified"), "t",
-                          ("track", "recurse-submodules"))
+                          ("track", "recurse-submodules"), CHECKOUT_FLAGS)
     channel = "git " + sub
     if values(opts, "pathspec-from-file"):
         return [Target(channel, "change", None, "--pathspec-from-file", repo.where)]
-    if has(opts, "b", "B", "orphan") and not after:
+    if has(opts, "b", "B", "orphan") and not after:  # checkout --orphan keeps the work tree (switch empties it)
         return []
     paths = list(after)
     if operands and not dashes:
@@ -156,7 +163,9 @@ def _clean(sub, rest, repo, env):
 
 
 def _reset(sub, rest, repo, env):
-    opts, _ = scan(rest, "", ("pathspec-from-file",))
+    opts, _ = scan(rest, "", ("pathspec-from-file",), "", ("recurse-submodules",),
+                   ("hard", "soft", "mixed", "keep", "merge", "quiet", "no-quiet", "refresh", "no-refresh",
+                    "intent-to-add", "patch", "pathspec-file-nul", "no-recurse-submodules"))
     return [repo.tree("git reset --hard")] if has(opts, "hard", "keep", "merge") else []
 
 
@@ -190,6 +199,10 @@ def _plumbing(sub, rest, repo, env):
         return [] if has(opts, "p", "stdout") or not operands else [target("git merge-file", "change",
                                                                           operands[0], repo.where)]
     if sub == "switch":
+        opts, _ = scan(rest, "cC", ("orphan", "conflict", "create", "force-create"), "t",
+                       ("track", "recurse-submodules"), CHECKOUT_FLAGS + ("discard-changes",))
+        if has(opts, "orphan"):  # an empty work tree: every tracked file is removed
+            return [repo.tree("git switch --orphan")]
         return [repo.tree("git switch --discard-changes")] if has(opts, "f", "force", "discard-changes") else []
     if sub == "mergetool":
         return [repo.tree("git mergetool")]

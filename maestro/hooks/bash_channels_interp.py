@@ -88,6 +88,35 @@ def _eval(name, argv, cwd, env, home, depth):
 
 
 def _python(name, argv, cwd, env, home, depth):
+    """With -i (or $PYTHONINSPECT) python reads the rest of stdin as more program text after its
+    -c code, module or script: that stdin is judged as a program too."""
+    found = _python_run(argv, cwd)
+    if (_inspects(argv) or (env and env.get("PYTHONINSPECT"))) and not any(
+            type(item) is Script and item.code is None for item in found):
+        found.append(Script("python", None, "python -i"))
+    return found
+
+
+def _inspects(argv):
+    """True when an interpreter switch before the program (-c/-m/script) is -i."""
+    skip = False
+    for word in argv[1:]:
+        value = word.value
+        if skip or value == "--check-hash-based-pycs" or (value or "").startswith("--help"):
+            skip = value == "--check-hash-based-pycs"
+            continue
+        if value is None or not value.startswith("-") or value in ("-", "--") or value.startswith("--"):
+            return False
+        letters = value[1:]
+        for letter in letters:
+            if letter == "i":
+                return True
+            if letter in "cmWX":
+                return False
+    return False
+
+
+def _python_run(argv, cwd):
     args = argv[1:]
     i = 0
     while i < len(args):
@@ -123,17 +152,23 @@ def _python(name, argv, cwd, env, home, depth):
                 if letter == "c":
                     return [code_script("python", "python -c", argument)]
                 if letter == "m":
-                    return _python_module(argument, args[i:])
+                    return _python_module(argument, args[i:], cwd)
                 break
             if letter in "hV?":
                 return []
     return [] if i < len(args) else [Script("python", None, argv[0].raw)]
 
 
-def _python_module(module, rest):
-    """`python -m MODULE ARGS`: modules that run code given as arguments or read from stdin."""
+def _python_module(module, rest, cwd):
+    """`python -m MODULE ARGS`: modules that run code given as arguments or read from stdin, and
+    stdlib modules writing a file they name (bash_channels_tools.python_module_writes)."""
     if module.value is None:
         return [unresolved_code("python -m", module)]
+    from maestro.hooks.bash_channels_tools import python_module_writes
+
+    written = python_module_writes(module, rest, cwd)
+    if written:
+        return written
     if module.value in ("timeit", "cProfile", "profile", "trace", "pdb", "doctest"):
         # timeit's -s SETUP and statements, cProfile/profile/trace -c CODE, pdb -c COMMAND: code text
         code = [w for w in rest if w.value is None or not w.value.startswith("-")]

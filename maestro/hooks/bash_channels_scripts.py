@@ -217,6 +217,7 @@ def _perl_like(name, argv, cwd, env, home, depth):
         rest_letters, next_when_empty, exits, digits = "CEFiIKrTWx", "CEIr", "h", "0"
     in_place = False
     codes = []
+    modules = []
     i = 0
     while i < len(args):
         word = args[i]
@@ -260,9 +261,15 @@ def _perl_like(name, argv, cwd, env, home, depth):
                 if name == "perl" and letter in "Mm" and module is not None and (
                         module.value is None or ";" in module.value or "(" in module.value):
                     return [unresolved_code(name + " -" + letter, module)]  # `-MPOSIX;system(…)` is code
+                if letter in "Mm" and module is not None:
+                    modules.append(module.value)
                 break
     operands = args[i:]
     out = []
+    if codes and any(m.startswith("ExtUtils::Command") for m in modules):
+        from maestro.hooks.bash_channels_tools import extutils_command
+
+        out += extutils_command(codes, operands, cwd)
     if not codes:
         if not operands or operands[0].value == "-":
             out.append(Script(name, None, argv[0].raw))

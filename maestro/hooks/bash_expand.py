@@ -27,6 +27,22 @@ DYNAMIC = frozenset((
     "SHELLOPTS", "BASHOPTS", "DIRSTACK", "COLUMNS", "LINES", "BASH", "BASH_VERSION", "BASH_SOURCE", "BASH_REMATCH",
     "BASH_COMMAND", "BASH_ARGV", "BASH_ARGC", "BASH_LINENO", "SHLVL", "COPROC", "MAPFILE", "HISTCMD",
 ))
+# Bash's own variables that can only hold ASCII digits: `/tmp/x.$$` stays in /tmp whatever the
+# value, so they expand to a representative number (never literal, never a `/`, `..` or glob)
+# and the path is judged by its real directory and extension. Not when the command assigned or
+# unset one (`unset RANDOM` strips its magic; then it is an ordinary variable, looked up as such).
+DIGITS_ONLY = frozenset(("$", "BASHPID", "RANDOM", "SRANDOM", "PPID", "UID", "EUID"))
+READONLY_DIGITS = frozenset(("$", "PPID", "UID", "EUID"))  # cannot be unset or reassigned
+
+
+class _Number(str):
+    """The made-up value of a digits-only variable, told apart from the same text written out:
+    a word holding one is checked against the files that exist under any number."""
+
+    __slots__ = ()
+
+
+REPRESENTATIVE_NUMBER = _Number("12345")
 _GLOB = frozenset("*?[")
 _POSITIONAL = frozenset("@*#?-$!")
 
@@ -35,21 +51,28 @@ class State:
     """What the shell knows at one point: cwd (None = unknown), variables (str, None = unknown,
     tuple = array), exported names, the pushd stack, defined functions/aliases and their effects."""
 
-    __slots__ = ("cwd", "vars", "exported", "dirstack", "poisoned", "funcs")
+    __slots__ = ("cwd", "vars", "exported", "dirstack", "poisoned", "funcs", "pwd_assigned")
 
-    def __init__(self, cwd, vars, exported, dirstack=(), poisoned=False, funcs=None):
+    def __init__(self, cwd, vars, exported, dirstack=(), poisoned=False, funcs=None, pwd_assigned=False):
         self.cwd, self.vars, self.exported = cwd, vars, exported
         self.dirstack, self.poisoned, self.funcs = dirstack, poisoned, funcs or {}
+        self.pwd_assigned = pwd_assigned
 
     def copy(self):
-        return State(self.cwd, dict(self.vars), set(self.exported), self.dirstack, self.poisoned, dict(self.funcs))
+        # Every `cd` starts from a copy: bash's cd copies the PWD *variable* into OLDPWD, so once
+        # the command assigned PWD (it no longer names the cwd), OLDPWD (~-, `cd -`) is unknown.
+        assigned = self.pwd_assigned or self.vars.get("PWD", self.cwd) != self.cwd
+        return State(self.cwd, dict(self.vars), set(self.exported), self.dirstack, self.poisoned, dict(self.funcs),
+                     assigned)
 
     def same(self, other):
         return (self.cwd == other.cwd and self.vars == other.vars and self.dirstack == other.dirstack
-                and self.poisoned == other.poisoned)
+                and self.poisoned == other.poisoned and self.pwd_assigned == other.pwd_assigned)
 
     def lookup(self, name):
         if self.poisoned:
+            return None
+        if name == "OLDPWD" and self.pwd_assigned:
             return None
         value = self.vars.get(name, ABSENT)
         if value is ABSENT:
@@ -64,7 +87,8 @@ class State:
             known.update(extra)
         known["PWD"] = self.cwd
         known["IFS"] = " \t\n"  # a new bash sets IFS on startup
-        return State(self.cwd, known, set(k for k, v in known.items() if v is not None), (), self.poisoned)
+        return State(self.cwd, known, set(k for k, v in known.items() if v is not None), (), self.poisoned,
+                     None, self.pwd_assigned)
 
     def exported_env(self, extra=None):
         env = {k: v for k, v in self.vars.items() if k in self.exported and type(v) is str}
@@ -84,7 +108,8 @@ def join(a, b):
     funcs = dict(a.funcs)
     funcs.update(b.funcs)
     return State(a.cwd if a.cwd == b.cwd else None, merged, a.exported | b.exported,
-                 a.dirstack if a.dirstack == b.dirstack else None, a.poisoned or b.poisoned, funcs)
+                 a.dirstack if a.dirstack == b.dirstack else None, a.poisoned or b.poisoned, funcs,
+                 a.pwd_assigned or b.pwd_assigned)
 
 
 def join_all(states):
@@ -134,7 +159,7 @@ def expand_text(word, st, an, tilde=True):
         parts = _tilde(parts, st)
         if parts is None:
             return None
-    out, unknown = [], False
+    out, unknown, number = [], False, False
     for part in parts:
         kind = part[0]
         if kind <= QLIT:
@@ -148,8 +173,13 @@ def expand_text(word, st, an, tilde=True):
         elif type(value) is tuple:
             out.append(" ".join(value))
         else:
+            number = number or type(value) is _Number
             out.append(value)
-    return None if unknown else "".join(out)
+    if unknown:
+        return None
+    if number and not _number_safe([(text, type(text) is _Number) for text in out], st.cwd):
+        return None  # judged where it is expanded: a relative name used after a `cd` is not re-checked
+    return "".join(out)
 
 
 def _expand_fields(parts, raw, literal, st, an):
@@ -162,11 +192,11 @@ def _expand_fields(parts, raw, literal, st, an):
     ifs = " \t\n" if ifs is UNSET else (ifs if type(ifs) is str else None)
     for part in expanded:
         kind = part[0]
+        if "\x00" in part[1] if kind <= QLIT else False:
+            return [Word(None, raw, False)]  # bash ends a string at a NUL
         if kind == LIT:
             fields[-1][0].append((part[1], True))
             continue
-        if "\x00" in part[1] if kind <= QLIT else False:
-            return [Word(None, raw, False)]  # bash ends a string at a NUL
         if kind == QLIT:
             fields[-1][0].append((part[1], False))
             fields[-1][1] = True
@@ -175,6 +205,12 @@ def _expand_fields(parts, raw, literal, st, an):
         quoted = part[5] if kind == PARAM else (part[2] if kind in (CMDSUB, ARITH) else False)
         if value is None or (ifs is None and not quoted):
             return [Word(None, raw, False)]
+        if type(value) is _Number:
+            if not quoted and any(ch in "0123456789" for ch in ifs):
+                return [Word(None, raw, False)]  # the real digits would be split where unknown
+            fields[-1][0].append((value, None))  # None: a number, neither globbed nor split
+            fields[-1][1] = fields[-1][1] or quoted
+            continue
         if type(value) is tuple:
             if quoted and part[2] is not None and part[2].raw == "@":
                 for k, item in enumerate(value):
@@ -193,6 +229,11 @@ def _expand_fields(parts, raw, literal, st, an):
     for segments, keep in fields:
         if not keep and not any(text for text, _ in segments):
             continue
+        if any(globbable is None for _, globbable in segments):
+            if any(globbable and _has_glob(text) for text, globbable in segments):
+                return [Word(None, raw, False)]  # what `/tmp/*.$$` matches depends on the number
+            if not _number_safe([(text, globbable is None) for text, globbable in segments], st.cwd):
+                return [Word(None, raw, False)]
         if any(globbable and _has_glob(text) for text, globbable in segments):
             from maestro.hooks.bash_patterns import _glob  # only a word that really globs
 
@@ -241,43 +282,9 @@ def _split_chars(value, ifs, collapse):
 def _tilde(parts, st):
     if not parts or parts[0][0] != LIT or not parts[0][1].startswith("~"):
         return parts
-    text = parts[0][1]
-    slash = text.find("/")
-    if slash < 0 and len(parts) > 1:
-        return parts
-    prefix = text if slash < 0 else text[:slash]
-    if prefix == "~":
-        home = st.lookup("HOME")
-        value = None if home is UNSET or type(home) is tuple else home
-    elif prefix == "~+":
-        value = st.cwd
-    elif prefix == "~-":
-        value = st.lookup("OLDPWD")
-        value = None if value is UNSET or type(value) is tuple else value
-    else:
-        value = _user_home(prefix[1:])
-        if value is None:
-            return None
-        if value is UNSET:
-            return parts  # no such user: bash keeps the word as written
-    if value is None:
-        return None
-    rest = text[len(prefix):]
-    return [(QLIT, value)] + ([(LIT, rest)] if rest else []) + list(parts[1:])
+    from maestro.hooks.bash_tilde import tilde  # only words that start with ~
 
-
-def _user_home(name):
-    """~name's directory, UNSET when there is no such user, None when it cannot be told."""
-    if not name or "/" in name:
-        return None
-    try:
-        import pwd
-
-        return pwd.getpwnam(name).pw_dir
-    except KeyError:
-        return UNSET
-    except Exception:
-        return None
+    return tilde(parts, st)
 
 
 def _part_value(part, st, an):
@@ -303,9 +310,12 @@ def _part_value(part, st, an):
 def _param(part, st, an):
     _, name, index, op, arg, quoted, raw = part
     arg_value = expand_text(arg, st, an) if arg is not None else None  # substitutions in it may run
-    if name in _POSITIONAL or name.isdigit():
+    if name in DIGITS_ONLY and (name in READONLY_DIGITS or (name not in st.vars and not st.poisoned)):
+        value = REPRESENTATIVE_NUMBER
+    elif name in _POSITIONAL or name.isdigit():
         return None
-    value = st.cwd if name == "PWD" and "PWD" not in st.vars else st.lookup(name)
+    else:
+        value = st.cwd if name == "PWD" and "PWD" not in st.vars else st.lookup(name)
     if index is not None:
         subscript = expand_text(index, st, an, tilde=False)
         if value is None or subscript is None:
@@ -343,6 +353,12 @@ def _param(part, st, an):
     if bare == "+":
         return "" if empty else arg_value
     return None if empty else value  # ":?" / "?"
+
+
+def _number_safe(pieces, cwd):
+    from maestro.hooks.bash_expand_number import number_path_is_safe  # only words with `$$` and kin
+
+    return number_path_is_safe(pieces, cwd, REPRESENTATIVE_NUMBER)
 
 
 def _has_glob(text):

@@ -122,6 +122,12 @@ def _glob(segments, cwd):
     absolute = pattern.startswith("/")
     if not absolute and cwd is None:
         return None
+    try:  # a lone surrogate or a NUL names no file: unknown, not an exception out of the gate
+        (pattern + (cwd or "")).encode("utf-8", "surrogateescape")
+    except UnicodeError:
+        return None
+    if "\0" in pattern:
+        return None
     from fnmatch import fnmatchcase  # only for words that really glob
 
     components = pattern.split("/")
@@ -141,7 +147,7 @@ def _glob(segments, cwd):
         for shown, real in candidates:
             try:
                 names = os.listdir(real)
-            except OSError:
+            except (OSError, ValueError):
                 continue
             listed += len(names)
             if listed > MAX_LISTED:

@@ -131,6 +131,8 @@ class Analyzer(_Runner):
             elif self.links and under_link(self, full):
                 target = Target(target.channel, target.action, None, target.word or target.path, target.cwd,
                                 target.tree)
+            if target.action == "extract into" or target.channel.endswith(" (keeping symlinks)"):
+                self.links.append(full)  # `tar -x`, `unzip`, `cp -a`, `rsync -l`: links restored or copied
         key = (target.channel, target.action, target.path, target.word, target.cwd, target.tree)
         if key not in self.seen:
             self.seen.add(key)

@@ -25,6 +25,10 @@ def code_writes(lang: str, code: str) -> list:
         from maestro.hooks.inline_python import python_writes
 
         return python_writes(code)
+    if lang in ("make", "tcl", "gdb", "sqlite"):
+        from maestro.hooks.inline_tools import tool_writes
+
+        return tool_writes(lang, code)
     if lang not in ("node", "perl", "ruby"):
         raise ValueError(f"no inline-code analysis for {lang!r}")
     from maestro.hooks.inline_scripts import script_writes

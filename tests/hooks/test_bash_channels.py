@@ -859,7 +859,7 @@ MORE = [
     ("git grep -Ovim foo", [("script", "sh", "vim")]),
     ("git grep -O foo", []),
     ("git bundle create /tmp/r.bundle --all", [("write", "/tmp/r.bundle")]),
-    ("git format-patch -o /tmp/p HEAD~1", []),
+    ("git format-patch -o /tmp/p HEAD~1", [("write", "/tmp/p", "tree")]),  # -o DIR: files land there
     ("script -q -c 'make' /tmp/typescript.log", [("write", "/tmp/typescript.log"), ("script", "sh", "make")]),
     ("sudo -R /srv/root sed -i x f", [("change", "f")]),
     ("nix-shell --run 'sed -i x f'", [("script", "sh", "sed -i x f")]),
@@ -1232,3 +1232,191 @@ def test_sed_label_ends_at_whitespace():
 def test_awk_piping_text_into_an_interpreter_fails_closed():
     assert fails_closed(writes_argv(["awk", 'BEGIN{print "echo x > src/app.py" | "sh"}']))
     assert runs(writes_argv(["awk", '{print $1 | "sort -u"}', "f"])) == [("sh", "sort -u")]
+
+
+# ------------------------------------------------------------------ second red-team round (issue 14)
+# Each attack case below writes a source file for real (see test_gate_bash_attacks_2.py); each
+# look-alike is an ordinary command that must stay allowed.
+
+
+def _engine(command, cwd=CWD):
+    from maestro.hooks.bash_writes import find_writes
+
+    return find_writes(command, cwd, {"HOME": "/nonexistent-home", "PATH": "/usr/bin"}, "/nonexistent-home")
+
+
+def _blocks_repo(command, cwd=CWD):
+    """True when some target is unresolved or lands in the repository (not under /tmp)."""
+    for t in _engine(command, cwd):
+        if t.path is None:
+            return True
+        full = os.path.normpath(os.path.join(t.cwd or "/", t.path))
+        if not full.startswith("/tmp"):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("command", [
+    "git reset --ha", "git reset --har HEAD", "git checkout --for", "git switch --discard-ch main",
+    "git switch -q --orphan zz",
+])
+def test_git_long_options_are_matched_by_unique_prefix(command):
+    assert summary(writes(command)) == [("change", CWD, "tree")], command
+
+
+@pytest.mark.parametrize("command", ["git reset --soft HEAD~1", "git reset --mixed", "git checkout -b feat",
+                                     "git switch main", "git switch -c feat", "git checkout --orphan fresh"])
+def test_git_look_alikes_of_abbreviated_options_write_nothing(command):
+    assert writes(command) == [], command
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    ("git fetch -q --upload-pack='touch src/x.py; :' .", "touch src/x.py; :"),
+    ("git fetch --upload=evil origin", "evil"),
+    ("git ls-remote --upload-pack=evil .", "evil"),
+    ("git clone -u evil . /tmp/c", "evil"),
+    ("git clone -uevil . /tmp/c", "evil"),
+    ("git pull --upload-pack evil origin", "evil"),
+    ("git push --receive-pack=evil . HEAD:x", "evil"),
+    ("git push --exec=evil . HEAD:x", "evil"),
+    ("git archive --remote=. --exec=evil HEAD", "evil"),
+])
+def test_git_transport_commands_are_shell_text(command, code):
+    assert ("script", "sh", code) in summary(writes(command)), command
+
+
+def test_git_config_env_of_a_command_setting_fails_closed():
+    found = writes("git --config-env=alias.x=X x")
+    assert any(isinstance(t, Target) and t.path is None for t in found)
+    assert writes("git --config-env=user.name=NAME commit -m x") == []
+    assert writes("git fetch origin") == []
+
+
+def test_git_format_patch_output_directory_is_a_tree():
+    assert summary(writes("git format-patch -1 -o src --suffix=.py")) == [("write", "src", "tree")]
+    assert summary(writes("git format-patch -1 --suffix=.py")) == [("write", ".", "tree")]
+    assert writes("git format-patch -1") == [] and writes("git format-patch --stdout -1 -o src") == []
+
+
+@pytest.mark.parametrize("command", ["tar --remove-files -cf /tmp/x.tar src/app.py",
+                                     "tar -cf /tmp/r.tar src/app.py --remove-files",
+                                     "tar cf /tmp/r.tar --remove-files src/app.py",
+                                     "tar -C src -cf /tmp/r.tar --remove-files app.py"])
+def test_tar_remove_files_deletes_what_it_archives(command):
+    assert any(isinstance(t, Target) and t.action == "delete" for t in writes(command)), command
+    assert _blocks_repo(command)
+
+
+def test_tar_create_without_remove_files_writes_only_the_archive():
+    assert summary(writes("tar -czf /tmp/x.tgz src")) == [("write", "/tmp/x.tgz")]
+
+
+@pytest.mark.parametrize("command", [
+    "cp -a /tmp/into-src .claude/x && echo pwned > .claude/x/app.py",
+    "cp -P /tmp/into-src /tmp/y && echo pwned > /tmp/y/app.py",
+    "cp -r /tmp/into-src /tmp/y && echo pwned > /tmp/y/app.py",
+    "cp --no-dereference /tmp/l /tmp/y && echo pwned > /tmp/y",
+    "rsync -a /tmp/links/ /tmp/y/ && echo pwned > /tmp/y/app.py",
+    "tar -xf /tmp/l.tar -C /tmp/d && echo pwned > /tmp/d/into-src/app.py",
+    "unzip /tmp/l.zip -d /tmp/d && echo pwned > /tmp/d/into-src/app.py",
+    "cd /tmp/d && cpio -i < /tmp/l.cpio && echo pwned > /tmp/d/into-src/app.py",
+])
+def test_a_write_under_links_copied_or_restored_earlier_is_unresolved(command):
+    assert any(t.path is None for t in _engine(command)), command
+
+
+@pytest.mark.parametrize("command", ["cp -r src /tmp/backup", "cp src/app.py /tmp/app.py && echo x > /tmp/app.log",
+                                     "tar -xf /tmp/a.tar -C /tmp/b && cat /tmp/b/x > /tmp/out",
+                                     "cp /tmp/a /tmp/b && echo x > /tmp/b"])
+def test_copies_and_extractions_elsewhere_keep_later_writes_resolved(command):
+    assert not _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'open(\"src/app.py\",\"w\").write(\"x\")' | python3 -i -c pass",
+    "python3 -i -c pass <<< 'open(\"src/app.py\",\"w\").write(\"x\")'",
+    "python3 -ic pass <<< 'open(\"src/app.py\",\"w\").write(\"x\")'",
+    "PYTHONINSPECT=1 python3 -c pass <<< 'open(\"src/app.py\",\"w\").write(\"x\")'",
+    "perl -MExtUtils::Command -e rm_f src/app.py", "perl -MExtUtils::Command -we rm_f src/app.py",
+    "perl -MExtUtils::Command -e cp /etc/passwd src/app.py", "perl -MExtUtils::Command -e mv src/app.py /tmp/m",
+    "perl -MExtUtils::Command -e touch src/new.py", "perl -MExtUtils::Command -e rm_rf src",
+    "perl -MExtUtils::Command -e 'rm_f()' src/app.py",
+    "python3 -m json.tool /tmp/x.json src/app.py", "python3 -m zipfile -e /tmp/evil.zip .",
+    "python3 -m zipfile -c src/app.py /etc/passwd", "python3 -m tarfile -e /tmp/evil.tar",
+    "python3 -m gzip -d src/app.py.gz",
+])
+def test_interpreter_channels_of_the_second_round_block(command):
+    assert _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -m json.tool in.json", "python3 -m json.tool /tmp/in.json /tmp/out.json", "python3 -m pytest -q",
+    "python3 -m zipfile -l /tmp/a.zip", "python3 -m tarfile -c /tmp/a.tar src", "python3 -i -c pass",
+    "echo hi | python3 script.py -i", "perl -MExtUtils::Command -e cat README.md", "python3 -m http.server",
+    "python3 -m venv /tmp/venv",
+])
+def test_interpreter_look_alikes_stay_allowed(command):
+    assert not _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "make -f - <<< $'all:\\n\\techo x > src/app.py'", "make --file=- <<< $'all: ; rm src/app.py'",
+    "make -f /dev/stdin <<< $'all:\\n\\t@rm src/app.py'", "make -E 'x: ; rm src/app.py' x",
+    "make -f - <<< $'all:\\n\\t$(shell rm src/app.py)'", "cat mk | make -f -",
+    "tclsh <<< 'exec sh -c {echo x > src/app.py}'", "echo 'exec rm src/app.py' | tclsh",
+    "echo 'set c exec; $c rm src/app.py' | tclsh", "expect -c 'spawn sh'",
+    "gdb -batch -ex 'shell echo x > src/app.py'", "gdb -batch -ex '!rm src/app.py'",
+    "gdb -batch -ex 'pipe echo | sh -c \"rm src/app.py\"'", "gdb -batch -ex 'she rm src/app.py'",
+    "gdb -batch -ex 'dump memory src/app.py 0 1'", "gdb -batch -x cmds.gdb",
+    "echo 'shell rm src/app.py' | gdb -batch",
+    "tmux -L rt new -d 'echo x > src/app.py'", "tmux new-session -d -s w 'rm src/app.py'",
+    "tmux new-window 'rm src/app.py'", "tmux run-shell 'rm src/app.py'", "tmux send-keys -t w 'rm src/app.py' Enter",
+    "tmux splitw -h rm src/app.py", "tmux -c 'rm src/app.py'", "screen -dm rm src/app.py",
+    "screen -dmS s sh -c 'rm src/app.py'", "screen -S s -X stuff 'rm src/app.py\\n'",
+    "sqlite3 /tmp/db '.output src/app.py' 'select 1;'", "sqlite3 :memory: '.once src/app.py' 'select 1;'",
+    "sqlite3 /tmp/db '.shell rm src/app.py'", "echo '.output src/app.py' | sqlite3",
+    "sqlite3 /tmp/db \"select writefile('src/app.py', 'x')\"", "sqlite3 -cmd '.system rm src/app.py' /tmp/db",
+    "sqlite3 /tmp/db '.read /tmp/cmds'", "cat /tmp/cmds | sqlite3 /tmp/db",
+    "gio remove src/app.py", "gio trash src/app.py", "gio save src/app.py <<< pwned",
+    "gio move src/app.py /tmp/moved", "gio copy /etc/passwd src/app.py", "gio copy /etc/passwd file://$PWD/src/app.py",
+])
+def test_tools_running_their_own_program_text_block(command):
+    assert _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "make test", "make -C docs html", "make -j4 -f Makefile all", "make -f - <<< $'all:\\n\\techo hi > /tmp/x'",
+    "tclsh <<< 'puts hi'", "tclsh script.tcl", "gdb -batch -ex bt ./prog core", "gdb -batch -ex 'info registers'",
+    "gdb -batch -ex 'shell echo x > /tmp/gdb.log'", "tmux ls", "tmux new -s dev -d", "tmux kill-server",
+    "tmux send-keys -t dev 'pytest -q' Enter", "screen -ls", "screen -r dev",
+    "sqlite3 db.sqlite 'select 1'", "sqlite3 db.sqlite .tables .schema", "echo 'select 1;' | sqlite3 db.sqlite",
+    "sqlite3 db.sqlite '.output /tmp/out.csv' 'select 1;'", "sqlite3 -safe db.sqlite '.shell rm x'",
+    "gio list .", "gio info README.md", "gio copy src/app.py /tmp/app.py",
+])
+def test_tools_look_alikes_stay_allowed(command):
+    assert not _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "shuf -o src/app.py /etc/passwd", "shuf --output=src/app.py /etc/passwd",
+    "openssl enc -base64 -in /etc/passwd -out src/app.py", "openssl req -new -keyout src/k.py -out /tmp/r",
+    "sdiff -o src/app.py /etc/passwd /etc/passwd", "logsave src/app.py true", "logsave /tmp/log rm src/app.py",
+    "csplit -s -f src/app. -b '%.0dpy' /etc/passwd 5", "cd src && csplit /etc/passwd 5",
+    "split -n 1 --additional-suffix=.py /etc/passwd src/x", "split -n 400 /etc/passwd src/app.",
+    "split -l 1 --filter='cat > src/app.py' /etc/passwd",
+    "cd src && ar x /tmp/evil.a", "ar x --output src /tmp/evil.a", "ar rcs src/app.py /tmp/o.o",
+    "mktemp -p src --suffix=.py", "mktemp --tmpdir=src tmp.XXXX.py", "mktemp src/x.XXXX.py",
+    "TMPDIR=src mktemp -t x.XXXX --suffix=.py", "mktemp -p src x.XXXXXX",
+])
+def test_utilities_writing_a_named_file_block(command):
+    assert _blocks_repo(command), command
+
+
+@pytest.mark.parametrize("command", [
+    "shuf -n 3 list.txt", "shuf -o /tmp/s list.txt", "openssl rand -hex 16", "openssl sha256 README.md",
+    "openssl enc -base64 -in README.md -out /tmp/b64", "sdiff a.txt b.txt", "split -l 10 big.txt /tmp/part.",
+    "csplit -f /tmp/pp big.txt 5", "ar t /tmp/lib.a", "ar x --output /tmp/o /tmp/lib.a", "mktemp", "mktemp -d",
+    "mktemp /tmp/x.XXXX", "mktemp -u -p src", "mktemp -d -p src", "mktemp --tmpdir x.XXXX.py",
+])
+def test_utilities_look_alikes_stay_allowed(command):
+    assert not _blocks_repo(command), command

@@ -298,7 +298,7 @@ def test_unknown_variables_fail_closed():
     assert writes("F=$(pick); touch $F") == [("touch", "create", None, "$F", CWD)]
     assert writes("read F; touch \"$F\"") == [("touch", "create", None, '"$F"', CWD)]
     assert writes("touch $1") == [("touch", "create", None, "$1", CWD)]
-    assert writes("touch $RANDOM.py") == [("touch", "create", None, "$RANDOM.py", CWD)]
+    assert writes("touch $SECONDS.py") == [("touch", "create", None, "$SECONDS.py", CWD)]
     assert writes("touch ${F##*/}") == [("touch", "create", None, "${F##*/}", CWD)]
     assert writes("mapfile -t L < f; touch ${L[0]}") == [("touch", "create", None, "${L[0]}", CWD)]
     assert writes("printf -v F '%s' x; touch $F") == [("touch", "create", None, "$F", CWD)]
@@ -874,3 +874,111 @@ def test_printf_and_echo_output_that_cannot_be_known_exactly_is_unknown():
     # dash's echo decodes \076 into '>': the piped program is not known
     assert writes("echo 'touch a\\076b' | bash")[0][2] is None
     assert paths("echo 'touch a.py' | bash") == [("a.py", CWD)]
+
+
+# ------------------------------------------- digits-only variables ($$, $RANDOM…) and ~+ / ~- / ~N
+
+
+@pytest.mark.parametrize("word", ["$$", "${$}", "$BASHPID", "$RANDOM", "${SRANDOM}", "$PPID", "$UID", "$EUID",
+                                  '"$$"', "${RANDOM:-/etc}"])
+def test_a_digits_only_variable_keeps_the_path_in_its_directory(word):
+    assert paths(f"echo x > /tmp/x.{word}.log") == [("/tmp/x.12345.log", CWD)]
+    assert writes(f"rm -f /tmp/x.{word}") == [("rm", "delete", "/tmp/x.12345", f"/tmp/x.{word}", CWD)]
+
+
+def test_a_digits_only_variable_is_judged_by_the_extension_it_gives():
+    # notes.$$ ends in digits, not in .txt: the gate judges the made-up extension (code → blocked)
+    assert paths("echo x > notes.$$") == [("notes.12345", CWD)]
+    assert paths("cp a /tmp/app.py.$$; touch /tmp/pytest-$$.log") == [("/tmp/pytest-12345.log", CWD)]
+
+
+def test_a_digits_only_variable_reaches_assignments_and_nested_shells():
+    assert paths("f=/tmp/plan.$$; cat > $f") == [("/tmp/plan.12345", CWD)]
+    assert paths("trap 'rm -f /tmp/plan.$$' EXIT; cat > /tmp/plan.$$ <<'EOF'\nplan\nEOF") == [
+        ("/tmp/plan.12345", CWD)] * 2
+    assert paths("bash -c 'echo x > /tmp/x.$$'") == [("/tmp/x.12345", CWD)]
+
+
+def test_other_dynamic_variables_stay_unknown():
+    assert paths("echo x > /tmp/x.$SECONDS") == [(None, CWD)]
+    assert paths("echo x > /tmp/x.$LINENO") == [(None, CWD)]
+    assert paths("echo x > /tmp/x.$!") == [(None, CWD)]
+    assert paths("echo x > /tmp/x.$$$1") == [(None, CWD)]
+
+
+def test_a_digits_only_variable_the_command_unset_is_an_ordinary_variable():
+    # `unset RANDOM` strips its magic: what is assigned next is what it holds
+    assert paths("unset RANDOM; RANDOM=../src/app.py; echo x > /tmp/$RANDOM") == [("/tmp/../src/app.py", CWD)]
+    assert paths("unset RANDOM; echo x > /tmp/r$RANDOM.py") == [("/tmp/r.py", CWD)]
+    assert paths("declare \"$(pick)\"; echo x > /tmp/r.$RANDOM") == [(None, CWD)]
+    # $$ cannot be assigned (quoted: IFS, too, may have been assigned)
+    assert paths("declare \"$(pick)\"; echo x > \"/tmp/r.$$\"") == [("/tmp/r.12345", CWD)]
+
+
+def test_a_digits_only_variable_is_never_globbed_split_or_counted():
+    assert paths("echo x > /tmp/*.$$") == [(None, CWD)]  # what matches depends on the real number
+    assert paths("IFS=1; echo x > /tmp/x.$$") == [(None, CWD)]  # the real digits may split
+    assert paths("IFS=1; echo x > \"/tmp/x.$$\"") == [("/tmp/x.12345", CWD)]
+    assert paths("echo x > /tmp/x.$(( $$ % 7 ))") == [(None, CWD)]
+    assert paths("echo x > /tmp/x.${#RANDOM}") == [(None, CWD)]
+
+
+def test_a_planted_link_under_a_digits_name_makes_the_word_unknown(tmp_path):
+    base = str(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("code\n")
+    (tmp_path / "x.4242").symlink_to(tmp_path / "src" / "app.py")
+    (tmp_path / "h.77").write_text("one\n")
+    (tmp_path / "hard").hardlink_to(tmp_path / "h.77")
+    (tmp_path / "d.31").mkdir()
+    (tmp_path / "plain.9").write_text("scratch\n")
+    assert paths(f"echo x > {base}/x.$$") == [(None, CWD)]
+    assert paths(f"f={base}/x.$RANDOM; echo x > $f") == [(None, CWD)]
+    assert paths(f"echo x > {base}/h.$$") == [(None, CWD)]
+    assert paths(f"echo x > {base}/d.$$/notes.txt") == [(None, CWD)]
+    assert paths("echo x > x.$$", cwd=base) == [(None, base)]
+    # look-alikes: a plain old file of the same shape, or no match at all, are judged by the number
+    assert paths(f"echo x > {base}/plain.$$") == [(f"{base}/plain.12345", CWD)]
+    assert paths(f"echo x > {base}/y.$$ {base}/e.$$/notes.txt") == [(f"{base}/y.12345", CWD)]
+    assert paths(f"echo x > {base}/e.$$/notes.txt") == [(f"{base}/e.12345/notes.txt", CWD)]
+
+
+def test_tilde_plus_follows_an_assigned_pwd_as_bash_does(tmp_path):
+    base = str(tmp_path)
+    assert paths(f"PWD={CWD}/src; echo x > ~+/app.py", cwd=base) == [(f"{CWD}/src/app.py", base)]
+    assert paths(f"export PWD={CWD}/src; echo x > ~+/app.py", cwd=base) == [(f"{CWD}/src/app.py", base)]
+    assert paths(f"declare PWD={CWD}/src; echo x > $PWD/app.py", cwd=base) == [(f"{CWD}/src/app.py", base)]
+    assert paths("read PWD; echo x > ~+/app.py", cwd=base) == [(None, base)]
+    assert paths("unset PWD; echo x > ~+/app.py", cwd=base) == [("~+/app.py", base)]  # kept as written
+    # look-alike: a prefix assignment is made after the words and redirections are expanded
+    assert paths(f"PWD={CWD}/src echo x > ~+/app.txt", cwd=base) == [(f"{base}/app.txt", base)]
+    assert paths("echo x > ~+/notes.txt", cwd=base) == [(f"{base}/notes.txt", base)]
+
+
+def test_tilde_minus_follows_oldpwd_and_is_unknown_once_pwd_was_assigned(tmp_path):
+    base = str(tmp_path)
+    assert paths(f"OLDPWD={CWD}/src; echo x > ~-/app.py", cwd=base) == [(f"{CWD}/src/app.py", base)]
+    assert paths("unset OLDPWD; echo x > ~-/app.py", cwd=base) == [("~-/app.py", base)]
+    assert paths("echo x > ~-/app.py", cwd=base) == [(None, base)]  # the Bash tool's OLDPWD is not known
+    # bash's cd copies the PWD *variable* into OLDPWD: ~-, $OLDPWD and `cd -` lead to the assigned value
+    assert paths(f"PWD={CWD}/src; cd /; echo x > ~-/app.py", cwd=base) == [(None, "/")]
+    assert paths(f"PWD={CWD}/src; cd /; echo x > $OLDPWD/app.py", cwd=base) == [(None, "/")]
+    assert paths(f"PWD={CWD}/src; cd /; cd -; echo x > app.py", cwd=base) == [("app.py", None)]
+    # look-alikes: without an assignment to PWD, cd keeps OLDPWD known
+    assert paths("cd /; echo x > ~-/notes.txt", cwd=base) == [(f"{base}/notes.txt", "/")]
+    assert paths("cd /; cd -; echo x > notes.txt", cwd=base) == [("notes.txt", base)]
+
+
+def test_tilde_with_a_number_names_the_directory_stack(tmp_path):
+    (tmp_path / "a").mkdir()
+    base = str(tmp_path)
+    sub = f"{base}/a"
+    assert paths(f"pushd {sub}; echo x > ~1/app.py", cwd=base) == [(f"{base}/app.py", sub)]
+    assert paths(f"pushd {sub}; echo x > ~+1/app.py", cwd=base) == [(f"{base}/app.py", sub)]
+    assert paths(f"pushd {sub}; echo x > ~-0/app.py", cwd=base) == [(f"{base}/app.py", sub)]
+    assert paths(f"pushd {sub}; echo x > ~0/app.py", cwd=base) == [(f"{sub}/app.py", sub)]
+    assert paths(f"PWD={CWD}/src; echo x > ~0/app.py", cwd=base) == [(f"{CWD}/src/app.py", base)]
+    # out of range: bash keeps the word as written
+    assert paths("echo x > ~1/app.py", cwd=base) == [("~1/app.py", base)]
+    assert paths("echo x > ~99999999999/app.py", cwd=base) == [("~99999999999/app.py", base)]
+    assert paths(f"pushd {sub}; popd; echo x > ~1/app.py", cwd=base) == [("~1/app.py", base)]

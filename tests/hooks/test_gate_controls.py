@@ -238,3 +238,11 @@ def test_ordinary_environment_variables_still_resolve(maestro):
     body = json.dumps({"session_id": SID, "cwd": REPO, "tool_name": "Bash",
                        "tool_input": {"command": 'echo x > "$MAESTRO_TEST_SCRATCH/out.py"'}})
     assert maestro("gate", stdin=body, env={"MAESTRO_TEST_SCRATCH": "/tmp/scratch-dir"}).rc == 0
+
+
+def test_a_glob_with_a_lone_surrogate_is_unresolved_not_an_internal_error(maestro, home):
+    body = json.dumps({"session_id": SID, "cwd": "/var/tmp", "tool_name": "Bash",
+                       "tool_input": {"command": "rm -f '\ud800x\ud800'/*"}})
+    result = maestro("gate", stdin=body)
+    assert result.rc == 2 and "cannot be resolved" in result.err, result
+    assert not (home / ".maestro" / "logs" / "crashes.log").exists()
