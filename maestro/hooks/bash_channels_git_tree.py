@@ -111,8 +111,8 @@ def _checkout(sub, rest, repo, env):
     channel = "git " + sub
     if values(opts, "pathspec-from-file"):
         return [Target(channel, "change", None, "--pathspec-from-file", repo.where)]
-    if has(opts, "b", "B", "orphan") and not after:  # checkout --orphan keeps the work tree (switch empties it)
-        return []
+    if has(opts, "b", "B", "orphan") and not after and not has(opts, "f", "force"):
+        return []  # a new branch keeps the work tree (checkout --orphan too; switch --orphan empties it)
     paths = list(after)
     if operands and not dashes:
         paths += operands if looks_like_path(operands[0], repo) else operands[1:]

@@ -12,12 +12,14 @@ from maestro.hooks.bash_channels import chdir, has, run_rest, scan, target, unde
 from maestro.hooks.targets import Run, Script, Target, Word
 
 
-ENV_LONG_ARG = ("unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal")
+ENV_LONG_ARG = ("unset", "chdir", "split-string")
+# GNU env takes these signals only attached (`--ignore-signal=INT`): a separate word is the program
+ENV_LONG_OPT = ("default-signal", "ignore-signal", "block-signal")
 ENV_ARG_OPTIONS = frozenset(("u", "C", "S") + ENV_LONG_ARG)
 
 
 def _env_options(words):
-    found, _ = scan(words, "uCS", ENV_LONG_ARG, "", (), ("ignore-environment", "null", "debug",
+    found, _ = scan(words, "uCS", ENV_LONG_ARG, "", ENV_LONG_OPT, ("ignore-environment", "null", "debug",
                                                          "list-signal-handling"), permute=False)
     return found
 

@@ -18,6 +18,9 @@ CODE_VARIABLES = frozenset((
     "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_ASKPASS", "SSH_ASKPASS",
     "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "EDITOR", "VISUAL",
     "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "INPUTRC", "EXECIGNORE", "PROMPT_DIRTRIM",
+    # BASH_CMDS/BASH_ALIASES fill bash's command table (`BASH_CMDS[cat]=/bin/rm`); CDPATH sends a
+    # relative `cd` elsewhere, also as a prefix (`CDPATH=/repo cd src`) the cd sees but the analysis would not
+    "BASH_CMDS", "BASH_ALIASES", "CDPATH",
 ))
 CODE_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 # values that run nothing of the command's choosing (`GIT_PAGER=cat git log`, `GIT_EDITOR=true git commit`)

@@ -22,7 +22,7 @@ from maestro.hooks.targets import BashSyntaxError, Run, Script, Target
 
 NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 DECLARATIONS = frozenset(("declare", "typeset", "local", "export", "readonly"))
-CODE_INITIALS = frozenset("PBGEVHSNLIMR")  # the first letters of bash_hazards.CODE_VARIABLES
+CODE_INITIALS = frozenset("PBGEVHSNLIMRC")  # the first letters of bash_hazards.CODE_VARIABLES
 
 
 def is_name(text):
