@@ -55,6 +55,9 @@ class NodeFinder(Finder):
                     local[alias] = api
         mentions = any(v in FS_MODULES or v in CP_MODULES for v in values)
         self.computed_members(fs_names | cp_names)
+        # code built from strings at run time (`eval("…")`, `Function("…")`, `vm.runIn…`) is not analysed
+        if re.search(r"(?<![\w$.])(?:eval|Function)\s*\(", text) or any(v in ("vm", "node:vm") for v in values):
+            self.out.append(Target("node eval", "run", None, "code built from a string at run time"))
         names, passed = set(NODE_FS) | set(NODE_SPECIFIC) | set(NODE_CP) | set(local) | {"chdir"}, 0
         for m in re.finditer(r"(?<![\w$])(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
                              + r")(?![\w$])", text):

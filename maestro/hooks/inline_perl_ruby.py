@@ -57,6 +57,10 @@ class PerlRubyFinder(Finder):
 
     def perl(self):
         text = self.text
+        # string eval (`eval q{…}`, `eval "…"`, `eval $code`, bare `eval` of $_) runs text the analysis
+        # never sees; only the block form `eval { … }` is code it reads
+        if re.search(r"(?<![\w$@%:>])eval\b(?!\s*\{)", text):
+            self.out.append(Target("perl eval", "run", None, "a string evaluated at run time"))
         for m in re.finditer(r"(?<![\w$@%])(" + "|".join(PERL) + r")(?![\w:])", text):
             name, start = m.group(1), m.start()
             before = text[max(0, start - 40):start]
@@ -121,6 +125,8 @@ class PerlRubyFinder(Finder):
 
     def ruby(self):
         text = self.text
+        if re.search(r"(?<![\w$@:])(?:instance_|class_|module_)?eval\b(?!\s*(?:\{|do\b))", text):
+            self.out.append(Target("ruby eval", "run", None, "a string evaluated at run time"))
         pattern = (r"(?<![\w$@.:])(?:(File|IO|FileUtils|Dir|Open3|Kernel|Process)\s*(?:\.|::)\s*([a-z_]\w*[!?]?)"
                    r"|(open|system|exec|spawn)(?![\w!?])|Pathname(?:\s*\.\s*new)?\s*(?=\())")
         for m in re.finditer(pattern, text):

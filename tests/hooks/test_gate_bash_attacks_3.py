@@ -1,9 +1,9 @@
 """Third attack round (issue 14): bypasses confirmed under real bash in a throw-away repository, closed.
 
 Same setup as test_gate_bash_attacks.py (its `attack_env` fixture and placeholders {repo}, {tmp}).
-The round also reported inline-code APIs not yet in the tables (node eval/Function/vm, perl string
-eval, python pipes/cProfile/py_compile/tarfile.extract/ElementTree/distutils/readline writers);
-they are listed in the session note as known gaps, not here.
+The round also reported python standard-library writers not yet in the tables (pipes, cProfile,
+py_compile, tarfile.extract, ElementTree, distutils, readline); they are listed in the session note
+as known gaps, not here.
 """
 
 import pytest
@@ -29,6 +29,11 @@ BYPASSES_3 = [
     ("checkout-force-new-branch", "git checkout -q -f -B newb"),
     ("checkout-force-b", "git checkout -f -b newb2"),
     ("checkout-bundled-force", "git checkout -qfb newb3"),
+    # code built from strings at run time inside inline node/perl code
+    ("node-eval", "node -e 'eval(\"require(\\\"fs\\\").unlinkSync(\\\"src/app.py\\\")\")'"),
+    ("node-function", "node -e 'Function(\"r\",\"r(\\\"fs\\\").rmSync(\\\"src/app.py\\\")\")(require)'"),
+    ("node-vm", "node -e 'require(\"vm\").runInNewContext(\"r(\\\"fs\\\").unlinkSync(\\\"src/app.py\\\")\",{r:require})'"),
+    ("perl-string-eval", "perl -e 'eval q{unlink \"src/app.py\"}'"),
 ]
 
 STILL_ALLOWED = [

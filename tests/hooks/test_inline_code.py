@@ -593,3 +593,32 @@ def test_node_computed_member_of_fs_or_child_process_fails_closed(code):
 def test_node_plain_member_access_is_unchanged():
     assert found("node", 'const fs = require("fs"); console.log(fs.existsSync("a"))') == []
     assert found("node", 'const a = [1]; console.log(a[0])') == []
+
+
+# ------------------------------------------------ string evaluation (third attack round): fail closed
+
+
+@pytest.mark.parametrize(("lang", "code"), [
+    ("node", 'eval("require(\\"fs\\").unlinkSync(\\"src/app.py\\")")'),
+    ("node", 'Function("r", "r(\\"fs\\").rmSync(\\"src/app.py\\")")(require)'),
+    ("node", 'new Function("x")()'),
+    ("node", 'require("vm").runInNewContext("r(\\"fs\\").unlinkSync(\\"src/app.py\\")", {r: require})'),
+    ("perl", 'eval q{unlink "src/app.py"}'),
+    ("perl", 'eval "unlink q{src/app.py}"'),
+    ("perl", 'my $code = shift; eval $code'),
+    ("ruby", 'eval("File.delete(\\"src/app.py\\")")'),
+    ("ruby", 'Object.new.instance_eval("File.delete(1)")'),
+])
+def test_code_built_from_strings_at_run_time_fails_closed(lang, code):
+    found = code_writes(lang, code)
+    assert any(isinstance(t, Target) and t.path is None and t.action == "run" for t in found), found
+
+
+@pytest.mark.parametrize(("lang", "code"), [
+    ("node", 'console.log(JSON.parse("{}"))'),
+    ("node", 'const evaluate = 1; console.log(evaluate, "eval(x)")'),
+    ("perl", 'eval { 1 }; print "eval"'),
+    ("ruby", 'x.instance_eval { 1 }; puts "eval"'),
+])
+def test_block_eval_and_the_word_in_strings_stay_allowed(lang, code):
+    assert code_writes(lang, code) == []
