@@ -19,7 +19,8 @@ MAX_EXEC_DEPTH = 8
 # file openers: qualified name -> (mode position, mode keyword)
 OPENERS = {"open": (1, "mode"), "io.open": (1, "mode"), "codecs.open": (1, "mode"), "io.FileIO": (1, "mode"),
            "gzip.open": (1, "mode"), "bz2.open": (1, "mode"), "lzma.open": (1, "mode"), "gzip.GzipFile": (1, "mode"),
-           "tarfile.open": (1, "mode"), "zipfile.ZipFile": (1, "mode")}
+           "tarfile.open": (1, "mode"), "zipfile.ZipFile": (1, "mode"), "wave.open": (1, "mode"),
+           "aifc.open": (1, "mode"), "sunau.open": (1, "mode")}
 # functions whose path arguments are written: name -> ((position, keyword, action, how), ...)
 # how: "" a file, "tree" a directory judged as a tree, "into" a destination that may be a directory
 _DELETE0 = ((0, "path", "delete", ""),)
@@ -36,7 +37,17 @@ PATH_FUNCTIONS = {
     "shutil.rmtree": ((0, "path", "delete", "tree"),), "shutil.copymode": ((1, "dst", "change", ""),),
     "shutil.copystat": ((1, "dst", "change", ""),), "urllib.request.urlretrieve": ((1, "filename", "write", ""),),
     "shutil.unpack_archive": ((1, "extract_dir", "write", "tree"),),
+    # standard-library writers found by the third attack round
+    "cProfile.run": ((1, "filename", "write", ""),), "profile.run": ((1, "filename", "write", ""),),
+    "cProfile.runctx": ((3, "filename", "write", ""),), "profile.runctx": ((3, "filename", "write", ""),),
+    "py_compile.compile": ((1, "cfile", "write", ""),),
+    "distutils.file_util.copy_file": ((1, "dst", "write", "into"),),
+    "distutils.dir_util.copy_tree": ((1, "dst", "write", "tree"),),
+    "readline.write_history_file": ((0, "filename", "write", ""),),
+    "readline.append_history_file": ((1, "filename", "write", ""),),
 }
+# constructors that run shell text the analysis cannot follow
+RUNS_SHELL = frozenset({"pipes.Template"})
 SHELL_STRING = frozenset({"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput",
                           "asyncio.create_subprocess_shell"})
 SUBPROCESS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
@@ -107,6 +118,9 @@ class _Analysis(PythonValues):
                 return self.os_open(node)
             if name in SHELL_STRING:
                 return self.shell(node, name, self.arg(node, 0, "cmd"))
+            if name in RUNS_SHELL:
+                self.out.append(Target("python " + name, "run", None, self.segment(node)))
+                return None
             if name in SUBPROCESS:
                 return self.subprocess(node, name)
             if name in EXEC_ARGV:
@@ -123,6 +137,10 @@ class _Analysis(PythonValues):
         if type(node.func) is ast.Attribute:
             if node.func.attr == "extractall":
                 return self.emit(f"python {node.func.attr}", "write", self.arg(node, 0, "path", "."), node, True)
+            if node.func.attr == "extract":  # tarfile/zipfile .extract(member, path=".")
+                return self.emit("python extract", "write", self.arg(node, 1, "path", "."), node, True)
+            if node.func.attr == "dump_stats":  # cProfile/profile .dump_stats(filename)
+                return self.emit("python dump_stats", "write", self.arg(node, 0, "filename"), node)
             if node.func.attr in PATH_METHODS:
                 return self.path_method(node, node.func.attr, node.func.value, node.args, False)
         return None

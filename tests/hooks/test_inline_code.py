@@ -622,3 +622,28 @@ def test_code_built_from_strings_at_run_time_fails_closed(lang, code):
 ])
 def test_block_eval_and_the_word_in_strings_stay_allowed(lang, code):
     assert code_writes(lang, code) == []
+
+
+@pytest.mark.parametrize(("code", "path"), [
+    ('import cProfile; cProfile.run("1", "src/app.py")', "src/app.py"),
+    ('import profile; profile.runctx("1", {}, {}, "src/app.py")', "src/app.py"),
+    ('import cProfile; cProfile.Profile().dump_stats("src/app.py")', "src/app.py"),
+    ('import py_compile; py_compile.compile("src/util.py", cfile="src/app.py")', "src/app.py"),
+    ('import tarfile; tarfile.open("/tmp/e.tar").extract("src/app.py")', "."),
+    ('from distutils.file_util import copy_file; copy_file("/tmp/x", "src/app.py")', "src/app.py"),
+    ('import readline; readline.write_history_file("src/app.py")', "src/app.py"),
+    ('import wave; wave.open("src/app.py", "wb")', "src/app.py"),
+])
+def test_standard_library_writers_from_the_third_attack_round(code, path):
+    assert [t.path for t in code_writes("python", code) if isinstance(t, Target)] == [path]
+
+
+def test_pipes_template_runs_shell_text_and_fails_closed():
+    found = code_writes("python", 'import pipes; t = pipes.Template(); t.append("rm src/app.py", "--")')
+    assert [(t.path, t.action) for t in found] == [(None, "run")]
+
+
+@pytest.mark.parametrize("code", ['import wave; print(wave.open("a.wav").getnframes())', 'import cProfile; cProfile.run("1")',
+                                  'import readline; readline.read_history_file("/tmp/h")'])
+def test_standard_library_readers_stay_allowed(code):
+    assert code_writes("python", code) == []
