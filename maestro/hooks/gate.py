@@ -197,7 +197,10 @@ def decide(payload) -> tuple:
             return 0, ""
         guidance = BLOCK_GUIDANCE
         if verdict == classify.PROTECTED:
-            guidance = _describe(tool or "Edit", [(_EditTarget(tool or "Edit", raw), verdict)]) + BLOCK_GUIDANCE
+            from maestro.hooks.targets import Target  # only on this rare path: the Edit path stays lean
+
+            edit = Target(tool or "Edit", "write", raw, raw)
+            guidance = _describe(tool or "Edit", [(edit, verdict)]) + BLOCK_GUIDANCE
     subagent = any(
         isinstance(payload.get(key), str) and payload.get(key).strip() for key in ("agent_id", "agent_type")
     )
@@ -206,13 +209,6 @@ def decide(payload) -> tuple:
     if flags.flag_is_valid(payload["session_id"]):
         return 0, ""
     return 2, guidance
-
-
-class _EditTarget:
-    __slots__ = ("channel", "action", "path", "word")
-
-    def __init__(self, tool: str, raw: str):
-        self.channel, self.action, self.path, self.word = tool, "write", raw, raw
 
 
 def _write_message(message: str) -> None:
