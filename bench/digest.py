@@ -32,7 +32,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from maestro.core import provenance  # noqa: E402
+from maestro.provenance import digest as provenance  # noqa: E402
 
 PER_DIR = 100
 DONE_MARK = "maestro-bench-complete"

@@ -82,7 +82,7 @@ class Runner:
 
     def in_process(self, *args, stdin=b"", env=None, cwd=None) -> Result:
         from maestro import cli, runtime
-        from maestro.core import progress
+        from maestro.util import progress
 
         import signal
 

@@ -55,7 +55,7 @@ def test_bad_option_is_one_clear_line_with_exit_3(maestro):
 def test_unexpected_error_becomes_one_line_and_a_crash_note(maestro, monkeypatch, home):
     if maestro.target == "pyz":
         pytest.skip("needs monkeypatching")
-    from maestro.ops import doctor
+    from maestro.commands import doctor
 
     def boom(argv):
         raise RuntimeError("kaboom")

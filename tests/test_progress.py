@@ -8,7 +8,7 @@ from conftest import ROOT
 
 SCRIPT = (
     "import sys; sys.path.insert(0, %r)\n"
-    "from maestro.core import progress\n"
+    "from maestro.util import progress\n"
     "print('plain output')\n"
     "progress.emit('LOOP: iteration 1/4')\n"
     "print('more output')\n"

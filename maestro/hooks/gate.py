@@ -167,7 +167,7 @@ def _tool_targets(tool: str, payload: dict, cwd: str, home: str):
 def decide(payload) -> tuple:
     """(exit code, stderr text) for one payload. Pure except for reading the file system."""
     from maestro import paths
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     if not isinstance(payload, dict) or not policy.is_valid_session_id(payload.get("session_id")):
         raise _Malformed("payload or session_id")

@@ -10,7 +10,7 @@
 3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
    signal: firing on every turn would teach the model to tune it out.
 4. Appends the memory write guard's fixed backlog alert while this session's guard state says so
-   (maestro/memory/guard.py; one open of a small file, no json/tomllib import; a failure there
+   (maestro/memory/store/write_guard.py; one open of a small file, no json/tomllib import; a failure there
    only drops the alert).
 A malformed payload revokes every grant and rejects the prompt (exit 2): a grant that cannot be
 tied to a trustworthy prompt must not survive it.
@@ -18,7 +18,7 @@ tied to a trustworthy prompt must not survive it.
 
 import sys
 
-from maestro.hooks import flags
+from maestro import direct_edit as flags
 from maestro.hooks.payload import PayloadError
 from maestro.hooks.policy import is_valid_session_id
 
@@ -46,7 +46,8 @@ def _apply_grant(session_id: str, prompt: str) -> None:
 
 
 def context_for(prompt: str) -> str:
-    from maestro.hooks import directive, messages
+    from maestro.hooks import directive
+    from maestro.hooks import guidance as messages
 
     if directive.asks_model_setup(prompt):
         return messages.MODEL_SETUP
@@ -59,10 +60,10 @@ def backlog_alert(session_id: str) -> str:
     """The write guard's backlog alert while the session's state says alert, else ''. Isolated."""
     try:
         from maestro import paths
-        from maestro.memory import guard
+        from maestro.memory.store import write_guard as guard
 
         if guard.alert_due(paths.memory_dir(), session_id):
-            from maestro.hooks import messages
+            from maestro.hooks import guidance as messages
 
             return messages.BACKLOG_ALERT
     except Exception as exc:  # noqa: BLE001 - the alert is advisory: never fail the prompt for it

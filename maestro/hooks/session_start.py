@@ -3,14 +3,14 @@
 Exports `MAESTRO_SESSION_ID` through `$CLAUDE_ENV_FILE` (so the adapters can attribute their
 work) and tells the session which Codex model and efforts are pinned — as a setup question when
 the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status line otherwise.
-Before the pin line it prints the memory snapshot (maestro/memory/snapshot.py) for the payload's
+Before the pin line it prints the memory snapshot (maestro/memory/store/snapshot.py) for the payload's
 `cwd` and its git branch, budgeted so that the whole context stays under Claude Code's
 10,000-character cap for hook strings whatever the store holds. The memory modules are imported
 only when the store directory exists; an empty store prints nothing. After a render the section
 sizes (bytes only) go into the cost ring `.maestro-memory/cost.json` (`memory health`); a failure
 there is isolated (crash note) and keeps the rendered context.
 Every SessionStart (`startup`, `resume`, `clear`, `compact`, any other source) first revokes the
-payload session's direct-edit grant and prunes every expired one (maestro/hooks/flags.py): a grant
+payload session's direct-edit grant and prunes every expired one (maestro/direct_edit.py): a grant
 never outlives the conversation it was given in.
 It never fails the session: every problem degrades to less context, exit 0 — a failure in the
 memory part drops only the memory part (and leaves a crash note).
@@ -50,7 +50,7 @@ def export_session_id(payload: dict) -> None:
 def clear_grants(payload: dict) -> None:
     """Revoke this session's direct-edit grant, whatever the start's source, and prune every
     expired grant. Creates nothing; raises OSError only for an entry it cannot remove."""
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     session_id = payload.get("session_id")
     try:
@@ -68,7 +68,7 @@ def _shown(value: str, limit: int = 100) -> str:
 
 
 def pin_context(pins, armed: bool, source: str) -> str:
-    from maestro.hooks.messages import MODEL_PICKS, PYZ
+    from maestro.hooks.guidance import MODEL_PICKS, PYZ
 
     model = _shown(pins.model or NOT_PINNED)
     debate = _shown(pins.debate_effort or NOT_PINNED)
@@ -111,7 +111,7 @@ def pin_context(pins, armed: bool, source: str) -> str:
 
 def build_context(payload: dict) -> str:
     from maestro import paths
-    from maestro.core.pins import read_pins
+    from maestro.codex.pins import read_pins
 
     armed = os.path.exists(paths.ask_on_start_flag())
     source = payload.get("source")
@@ -130,7 +130,7 @@ def memory_context(payload: dict, pin_text: str) -> str:
     if budget < MEMORY_MIN_CHARS:
         return ""
     repair_once(root)
-    from maestro.memory import snapshot
+    from maestro.memory.store import snapshot
 
     cwd = payload.get("cwd")
     project = branch = None
@@ -150,11 +150,11 @@ def memory_context(payload: dict, pin_text: str) -> str:
     return work + result.text + "\n"
 
 
-REPAIR_FLAG = os.path.join(".maestro-memory", "delimiter-repaired-v3")  # maestro/memory/repair.py FLAG_NAME
+REPAIR_FLAG = os.path.join(".maestro-memory", "delimiter-repaired-v3")  # maestro/memory/store/repair.py FLAG_NAME
 
 
 def repair_once(root: str) -> None:
-    """The versioned delimiter repair (maestro/memory/repair.py) runs once per store: when its flag
+    """The versioned delimiter repair (maestro/memory/store/repair.py) runs once per store: when its flag
     is missing and there is something to repair. One stat otherwise. Isolated: a refused repair
     (write-blocked, busy) leaves the flag missing, so the next session tries again; a failure
     leaves a crash note; the snapshot renders either way."""
@@ -163,7 +163,7 @@ def repair_once(root: str) -> None:
     try:
         if not any(name != ".maestro-memory" for name in os.listdir(root)):
             return  # an empty store: nothing to repair, nothing to record
-        from maestro.memory import repair
+        from maestro.memory.store import repair
 
         repair.repair_once_if_flag_missing(root)
     except Exception as exc:  # noqa: BLE001 - the context must survive
@@ -173,16 +173,16 @@ def repair_once(root: str) -> None:
 
 
 def project_work(root: str, project: str) -> str:
-    """Open work and the patterns that apply to it (maestro/memory/project_context.py), at most
+    """Open work and the patterns that apply to it (maestro/memory/project/context.py), at most
     PROJECT_CHARS; '' when the project has no handoffs and no patterns. Failure-isolated: the
     snapshot still renders when this part breaks."""
-    from maestro.memory.layout import Layout
+    from maestro.memory.store.layout import Layout
 
     directory = Layout(root).project_dir(project)
     if not (os.path.isdir(os.path.join(directory, "handoffs")) or os.path.isfile(os.path.join(directory, "patterns.json"))):
         return ""
     try:
-        from maestro.memory import project_context
+        from maestro.memory.project import context as project_context
 
         return project_context.render(root, project, PROJECT_CHARS, GIT_TIMEOUT_SEC)
     except Exception as exc:  # noqa: BLE001 - the snapshot must survive a broken project part
@@ -193,10 +193,10 @@ def project_work(root: str, project: str) -> str:
 
 
 def record_cost(root: str, result) -> None:
-    """Add this render's section sizes to the cost ring (maestro/memory/health.py). Isolated: a
+    """Add this render's section sizes to the cost ring (maestro/memory/store/health.py). Isolated: a
     failure here leaves a crash note and never drops the context already rendered."""
     try:
-        from maestro.memory import health
+        from maestro.memory.store import health
 
         health.record(root, health.sample(result))
     except Exception as exc:  # noqa: BLE001 - the rendered context must survive

@@ -3,12 +3,12 @@
 Runs at the end of every turn, as a sequence of failure-isolated steps:
   payload  read the hook payload (session_id, transcript_path, cwd, stop_hook_active,
            hook_event_name; a subagent's carries agent_id); a malformed one is an empty payload
-  guard    the memory write guard (maestro/memory/guard.py, spec memory.md §2.7): off by default
+  guard    the memory write guard (maestro/memory/store/write_guard.py, spec memory.md §2.7): off by default
            (`~/.maestro/config.toml` [memory] write_guard = true, threshold = 2); when on, counts
            the turn's tool calls from its transcript and updates this session's gap, so `inject`
            adds the fixed backlog alert after `threshold` tool-using turns with no daily or project
            memory entry. Subagents are exempt.
-  handoff  record the handoff for unfinished work (maestro/memory/handoffs.py)
+  handoff  record the handoff for unfinished work (maestro/memory/project/handoffs.py)
 It never blocks and never fails the session: it always exits 0 and prints exactly
 {"continue": true}. A failing step leaves a crash note (~/.maestro/logs/crashes.log) and the
 other steps still run.
@@ -30,18 +30,19 @@ def _payload() -> dict:
 
 def guard_step(payload: dict) -> None:
     """Account this turn in the write guard (no-op when the guard is off or for a subagent)."""
-    from maestro.memory import guard
+    from maestro.memory.store import write_guard as guard
 
     guard.on_stop(payload)
 
 
 def handoff_step(payload: dict) -> None:
-    """Note unfinished work for the next session (maestro/memory/handoffs.py `from_stop`): when
+    """Note unfinished work for the next session (maestro/memory/project/handoffs.py `from_stop`): when
     the project has open tasks or a held write lease, what this turn was doing (its prompt), the
     state and the next step; otherwise clear this session's note."""
     if not isinstance(payload, dict) or not payload.get("cwd"):
         return
-    from maestro.memory import handoffs, transcript
+    from maestro.memory.project import handoffs
+    from maestro.memory.store import transcript
 
     handoffs.from_stop(payload, last_prompt=transcript.last_prompt)
 

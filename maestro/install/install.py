@@ -133,7 +133,7 @@ def run(with_workflow: bool) -> int:
     except OSError as exc:
         fail(f"cannot read the Codex config ({exc.strerror or exc}): {config_path}; no files were changed")
     migrate_remove, migrate_keep, migrate_gone = _plan_migration(owned)
-    from maestro.core.companion_discovery import find_companion
+    from maestro.codex.discovery import find_companion
 
     if not find_companion():
         warn("the Codex plugin (openai/codex-plugin-cc) was not found; maestro needs it to run Codex.")
@@ -180,7 +180,7 @@ def run(with_workflow: bool) -> int:
         snapshot_path = os.path.join(paths.maestro_dir(), SETTINGS_BEFORE)
         if settings_bytes != settings_raw:
             if not isinstance(before_record, dict):
-                from maestro.atomic import ensure_private_dir
+                from maestro.util.atomic import ensure_private_dir
 
                 ensure_private_dir(paths.maestro_dir())
                 before_record = {"existed": settings_raw is not None}
@@ -204,7 +204,7 @@ def run(with_workflow: bool) -> int:
             log(config_message)
 
         migrated = set(migrate_remove) | set(migrate_keep) | set(migrate_gone)
-        from maestro.atomic import ensure_private_dir
+        from maestro.util.atomic import ensure_private_dir
 
         ensure_private_dir(paths.maestro_dir())
         lock_created = not os.path.lexists(manifest.lock_path())

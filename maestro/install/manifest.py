@@ -44,7 +44,7 @@ def locked(timeout: float = None):
     `timeout` seconds (default LOCK_TIMEOUT_SEC); OSError when ~/.maestro is not a private dir."""
     import time
 
-    from maestro import atomic
+    from maestro.util import atomic
 
     path = lock_path()
     deadline = time.monotonic() + (LOCK_TIMEOUT_SEC if timeout is None else timeout)

@@ -4,7 +4,7 @@ changed path back (in reverse order) if a later step fails."""
 import os
 import stat
 
-from maestro import atomic
+from maestro.util import atomic
 
 
 class Transaction:

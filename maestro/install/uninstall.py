@@ -112,7 +112,7 @@ def _remove_manifest_files():
     elif owned["files"] or "settings_before" in owned:
         remaining = _remove_owned_files(owned)
         if remaining:
-            from maestro.atomic import write_atomic
+            from maestro.util.atomic import write_atomic
 
             write_atomic(paths.install_manifest(), manifest.dumps({"version": 1, "files": remaining}), 0o600)
         else:
@@ -136,7 +136,7 @@ def run() -> int:
     snapshot = os.path.join(paths.maestro_dir(), SETTINGS_BEFORE)
     restored = KEEP if raw is None else _restored_settings(current, owned, snapshot)
     if restored is not KEEP and restored != raw:
-        from maestro.atomic import write_atomic
+        from maestro.util.atomic import write_atomic
 
         write_atomic(settings.path() + ".maestro-uninstall.bak", raw, mode)
         if restored is DELETE:
@@ -152,7 +152,7 @@ def run() -> int:
 
 
 def _remove_private_state(snapshot: str) -> None:
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     for path in (paths.ask_on_start_flag(), snapshot):
         try:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest_adapters import TERM, fake, finish, git, reap_started, repo, run, start, wait_for  # noqa: F401
 
-from maestro.adapters import transcripts
-from maestro.adapters.read_turn import read_routing
-from maestro.adapters.transcript_lock import TranscriptLock
-from maestro.core.pins import Pins
+from maestro.workflow import transcripts
+from maestro.workflow.read_turn import read_routing
+from maestro.locks.transcript_lock import TranscriptLock
+from maestro.codex.pins import Pins
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -324,7 +324,7 @@ def test_a_failed_job_is_retried_and_the_second_reply_counts(repo, fake):
 
 
 def test_a_busy_job_lock_blocks_without_burning_retries(repo, fake):
-    from maestro.core.joblock import JobLock
+    from maestro.locks.joblock import JobLock
 
     new(repo)
     holder = JobLock(str(repo / ".git"), "write", job_status=lambda job: None, emit=lambda line: None)
@@ -338,7 +338,7 @@ def test_a_busy_job_lock_blocks_without_burning_retries(repo, fake):
 
 
 def test_term_while_waiting_for_the_job_lock_interrupts_at_once(repo, fake):
-    from maestro.core.joblock import JobLock
+    from maestro.locks.joblock import JobLock
 
     transcript = new(repo)
     holder = JobLock(str(repo / ".git"), "write", job_status=lambda job: None, emit=lambda line: None)

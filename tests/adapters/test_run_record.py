@@ -1,4 +1,4 @@
-"""What a finished `loop` / `watchdog` run leaves in project memory (maestro/adapters/run_record.py):
+"""What a finished `loop` / `watchdog` run leaves in project memory (maestro/workflow/run_record.py):
 one outcome record per run, a handoff while the task is open, nothing when MAESTRO_MEMORY_RECORD=0,
 and never a changed result when recording fails. Real processes, a real git repo, the fake companion.
 """
@@ -9,7 +9,7 @@ import os
 import pytest
 from conftest_adapters import fake, repo, run
 
-from maestro.memory import outcomes
+from maestro.memory.project import outcomes
 
 _FIXTURES = (fake, repo)  # pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(90)

@@ -4,7 +4,7 @@ re-expressed without the selector verb: the pin file is written the way the sele
 import pytest
 from conftest_adapters import TERM, fake, finish, reap_started, repo, run, start, wait_for  # noqa: F401
 
-from maestro.core.joblock import JobLock
+from maestro.locks.joblock import JobLock
 
 pytestmark = pytest.mark.timeout(60)
 

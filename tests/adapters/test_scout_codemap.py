@@ -97,7 +97,7 @@ def test_secrets_and_the_companion_trailer_never_reach_the_codemap(repo, scout_e
 
 
 def test_the_trailer_is_stripped_and_only_at_the_end():
-    from maestro.memory.codemap_scout import strip_trailer
+    from maestro.memory.project.codemap_scout import strip_trailer
 
     answer = "See a.py:1.\nCodex session ID: thr_1 is quoted here\nend\n\nCodex session ID: thr_1\n" \
              "Resume in Codex: codex resume thr_1\n"

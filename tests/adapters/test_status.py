@@ -8,8 +8,8 @@ import sys
 import pytest
 from conftest_adapters import fake, reap_started, repo, run  # noqa: F401
 
-from maestro.core import claim as claimlib
-from maestro.core import joblock
+from maestro.locks import lockdir as claimlib
+from maestro.locks import joblock
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from maestro.adapters import plan_history
-from maestro.adapters.attempts import MAX_BYTES, MAX_LINES, AttemptsLog
-from maestro.adapters.turn import result_state, write_routing
-from maestro.core import companion
-from maestro.core.pins import Pins
+from maestro.workflow import history as plan_history
+from maestro.workflow.attempts import MAX_BYTES, MAX_LINES, AttemptsLog
+from maestro.workflow.turn import result_state, write_routing
+from maestro.codex import companion
+from maestro.codex.pins import Pins
 
 
 @pytest.mark.parametrize("text, state", [

@@ -5,8 +5,9 @@ import subprocess
 import sys
 import threading
 
-from maestro.core import claim as claimlib
-from maestro.core import identity, joblock
+from maestro.locks import lockdir as claimlib
+from maestro.locks import identity
+from maestro.locks import joblock
 
 
 class Rec:

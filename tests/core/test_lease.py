@@ -12,8 +12,10 @@ import time
 
 import pytest
 
-from maestro.core import claim as claimlib
-from maestro.core import identity, lease, lease_clear
+from maestro.locks import lockdir as claimlib
+from maestro.locks import identity
+from maestro.locks import lease
+from maestro.locks import lease_clear
 
 
 class Recorder:

@@ -4,7 +4,7 @@ import os
 import sys
 import time
 
-from maestro.core import process
+from maestro.util import process
 
 
 def alive(pid):

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from maestro.core import provenance, provenance_log
+from maestro.provenance import digest as provenance
+from maestro.provenance import log as provenance_log
 
 pytestmark = pytest.mark.timeout(60)
 LATER_NS = 10 * 10**9  # a run "10 s later": files written by the test are old enough to cache

@@ -1,6 +1,6 @@
 """The user's "edit it yourself" grant as the hook tests plant it: one helper for every test file.
 
-A valid grant is exactly `1\n`, mode 0600, in 0700 directories (maestro/hooks/flags.py); tests vary
+A valid grant is exactly `1\n`, mode 0600, in 0700 directories (maestro/direct_edit.py); tests vary
 the content, modes and age (mtime `age` seconds ago; negative: in the future) to prove each rule.
 """
 

@@ -394,7 +394,7 @@ def inject_payload(g: Gen):
 
 
 def test_inject_fuzz_never_crashes_and_malformed_input_revokes(maestro, home):
-    from maestro.hooks import messages
+    from maestro.hooks import guidance as messages
 
     g = Gen(SEED + 4)
     flag_dir = home / ".maestro" / "direct-edit"

@@ -89,7 +89,7 @@ def test_an_invalid_ttl_means_the_default(maestro, home, ttl):
     ("abc", 7200), ("٣", 7200), ("999999999999", 999999999999), ("9999999999999", 7200),
 ])
 def test_grant_ttl_parsing(monkeypatch, raw, expected):
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     if raw is None:
         monkeypatch.delenv("MAESTRO_GRANT_TTL_SEC", raising=False)
@@ -132,7 +132,7 @@ def test_an_acknowledgement_cannot_revive_an_expired_grant(maestro, home):
 
 
 def test_is_fresh_boundaries():
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     now = 1_000_000.0
     assert flags.is_fresh(now, now, 60)
@@ -193,7 +193,7 @@ def test_an_unset_home_allows_no_grants(maestro, monkeypatch):
 @pytest.mark.parametrize("value", [None, "", "/", "rel", "/nonexistent-maestro-home", "/a\0b"])
 def test_grant_home_refuses_unusable_values(monkeypatch, value):
     from maestro import paths
-    from maestro.hooks import flags
+    from maestro import direct_edit as flags
 
     if value is None:
         monkeypatch.delenv("HOME")

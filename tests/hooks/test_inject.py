@@ -474,7 +474,7 @@ def test_model_setup_phrases_produce_the_setup_text_not_the_loop(maestro, home, 
 
 
 def test_model_setup_text_is_exactly_the_setup_message(maestro, home):
-    from maestro.hooks import messages
+    from maestro.hooks import guidance as messages
 
     assert inject(maestro, "codex model").out == messages.MODEL_SETUP
 
@@ -516,7 +516,7 @@ def test_plain_question_is_silent(maestro, home, prompt):
 
 
 def test_loop_directive_is_exactly_the_loop_message(maestro, home):
-    from maestro.hooks import messages
+    from maestro.hooks import guidance as messages
 
     assert inject(maestro, "fix the auth bug").out == messages.LOOP_DIRECTIVE
 

@@ -96,7 +96,7 @@ JETBRAINS_READS = [
     (JB + "get_terminal_text", {}),
 ]
 
-# maestro itself — maestro/memory/mcp_tools.py (registered as `maestro-memory`)
+# maestro itself — maestro/commands/memory/mcp_tools.py (registered as `maestro-memory`)
 MM = "mcp__maestro-memory__"
 MAESTRO_MEMORY = [
     (MM + "memory_add", {"track": "daily", "content": "edited src/app.py", "cwd": "/repo"}),

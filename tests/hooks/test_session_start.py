@@ -568,7 +568,7 @@ def test_memory_shows_the_key_entries_of_the_checked_out_branch(maestro, home, t
 
 @pytest.mark.source_only
 def test_crash_in_the_memory_part_keeps_the_pin_line(source_maestro, home, monkeypatch):
-    from maestro.memory import snapshot
+    from maestro.memory.store import snapshot
 
     def boom(*args, **kwargs):
         raise RuntimeError("memory-sentinel")
@@ -632,7 +632,7 @@ def test_an_unwritable_cost_ring_keeps_the_rendered_context(maestro, home, monke
 
 @pytest.mark.source_only
 def test_a_crash_while_recording_the_cost_keeps_the_rendered_context(source_maestro, home, monkeypatch):
-    from maestro.memory import health
+    from maestro.memory.store import health
 
     def boom(*args, **kwargs):
         raise RuntimeError("cost-sentinel")

@@ -142,7 +142,7 @@ def test_stop_is_in_the_verb_list(maestro):
 def test_a_crashing_guard_step_leaves_a_note_and_still_continues(maestro, home, monkeypatch, transcript):
     if maestro.target == "pyz":
         pytest.skip("source_only: monkeypatches maestro internals")
-    from maestro.memory import guard
+    from maestro.memory.store import write_guard as guard
 
     def boom(payload):
         raise RuntimeError("guard kaboom")
@@ -429,5 +429,5 @@ def test_inject_reads_the_alert_without_importing_json_or_tomllib(home, tmp_path
     assert result.returncode == 0
     assert ALERT_HEAD in result.stdout.decode()
     imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines() if "|" in line}
-    assert "maestro.memory.guard" in imported
+    assert "maestro.memory.store.write_guard" in imported
     assert not imported & {"json", "tomllib", "argparse", "subprocess"}  # (`re` is directive.py's)

@@ -439,7 +439,7 @@ def test_t11_identical_reinstall_keeps_inode_and_mtime(maestro, home, args):
 # --- t12: a late failure rolls back every published path ------------------------------------------
 
 def _inject_write_failure(monkeypatch, basename):
-    from maestro import atomic
+    from maestro.util import atomic
 
     real = atomic.write_atomic
     failed = []

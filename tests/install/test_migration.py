@@ -192,7 +192,7 @@ def test_failed_migration_restores_original_files_and_settings(maestro, home, mo
         pytest.skip("fault injection needs the in-process runner")
     _original_install(home)
     before = H.snapshot(home, dirs=False)
-    from maestro import atomic
+    from maestro.util import atomic
 
     real = atomic.write_atomic
     failed = []

@@ -13,10 +13,10 @@ import sys
 site, root, worker, count, track = sys.argv[1:6]
 sys.path.insert(0, site)
 
-import maestro.memory.store  # noqa: E402
-from maestro.memory.store import Store  # noqa: E402
+import maestro.memory.store.tracks  # noqa: E402
+from maestro.memory.store.tracks import Store  # noqa: E402
 
-print("from " + maestro.memory.store.__file__, flush=True)
+print("from " + maestro.memory.store.tracks.__file__, flush=True)
 store = Store(root, lock_timeout=60)
 for index in range(int(count)):
     text = f"w{worker}-{index} crash payload"

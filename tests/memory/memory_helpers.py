@@ -41,7 +41,7 @@ def clock():
 
 @pytest.fixture
 def store(mem_root, clock):
-    from maestro.memory.store import Store
+    from maestro.memory.store.tracks import Store
 
     return Store(str(mem_root), clock=clock)
 

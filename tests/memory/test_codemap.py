@@ -268,7 +268,7 @@ def test_a_value_with_hash_or_quote_survives_a_write_round_trip(cm, repo, codema
     path = write_map(codemaps, "r/odd.md", text)
     commit_change(repo)
     assert cm("probe", "r/odd.md", "--write").rc == 1
-    from maestro.memory import frontmatter
+    from maestro.memory.project import frontmatter
 
     meta = frontmatter.parse(frontmatter.split(path.read_text())[0])
     assert meta["stale_note"] == 'see #12 # and "quoted" text' and meta["owner"] == "it's: mine"
@@ -281,7 +281,7 @@ def test_a_value_with_hash_or_quote_survives_a_write_round_trip(cm, repo, codema
 
 
 def test_write_leaves_identical_bytes_alone(repo, codemaps, cm, capsys):
-    from maestro.memory import codemap_probe
+    from maestro.memory.project import codemap_probe
 
     init(cm)
     path = str(codemaps / "r" / "mod.md")
@@ -305,7 +305,8 @@ def test_probe_paths_resolve_against_cwd_then_the_codemaps_dir(cm, repo, codemap
 
 
 def test_git_that_cannot_run_is_one_line_and_exit_1(cm, repo, codemaps, monkeypatch, capsys):
-    from maestro.memory import codemap, codemap_probe
+    from maestro.memory.project import codemap
+    from maestro.memory.project import codemap_probe
 
     init(cm)
 
@@ -319,7 +320,8 @@ def test_git_that_cannot_run_is_one_line_and_exit_1(cm, repo, codemaps, monkeypa
 
 
 def test_git_that_hangs_times_out_as_one_line(cm, repo, codemaps, monkeypatch, capsys):
-    from maestro.memory import codemap, codemap_probe
+    from maestro.memory.project import codemap
+    from maestro.memory.project import codemap_probe
 
     init(cm)
 
@@ -462,7 +464,7 @@ def test_the_purpose_passes_the_secret_filter_before_it_reaches_disk(cm, codemap
 
 
 def test_render_filters_the_purpose_and_the_notes():
-    from maestro.memory.codemap import render_codemap
+    from maestro.memory.project.codemap import render_codemap
 
     text = render_codemap({"source_paths": ["a"]}, "r", "m", purpose="password: x", notes="api_key=ABCDEF1234567890XYZ")
     assert "password: x" not in text and "ABCDEF1234567890XYZ" not in text and "[Filtered:password]" in text
@@ -471,7 +473,8 @@ def test_render_filters_the_purpose_and_the_notes():
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("kind", ["fifo", "symlink-to-dev-zero", "symlink-to-a-file", "too-big"])
 def test_a_fifo_a_device_link_or_a_huge_file_is_invalid_and_never_read(cm, repo, codemaps, kind):
-    from maestro.memory import codemap, codemap_probe
+    from maestro.memory.project import codemap
+    from maestro.memory.project import codemap_probe
 
     init(cm)
     odd = codemaps / "r" / "x.md"

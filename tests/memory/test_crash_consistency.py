@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from memory_helpers import clean_memory_env, leftovers, mem_root, site_path  # noqa: F401
 
-from maestro.memory import entry as grammar
+from maestro.memory.store import entry as grammar
 
 pytestmark = [pytest.mark.stress, pytest.mark.timeout(180)]
 
@@ -61,7 +61,7 @@ def test_twenty_writers_with_random_sigkills_lose_and_duplicate_nothing(mem_root
     assert set(bodies) <= attempted
     assert list(mem_root.glob("*.bak.*")) == []
 
-    from maestro.memory.store import Store
+    from maestro.memory.store.tracks import Store
 
     assert not Store(str(mem_root)).add("memory", "the next writer").duplicate
     assert leftovers(mem_root) == []

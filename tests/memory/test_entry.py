@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from maestro.memory import compose
-from maestro.memory import entry as grammar
-from maestro.memory.entry import EntryError
+from maestro.memory.store import compose
+from maestro.memory.store import entry as grammar
+from maestro.memory.store.entry import EntryError
 
 # ------------------------------------------------------------------------------- files
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from maestro.memory import frontmatter as fm
+from maestro.memory.project import frontmatter as fm
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,4 +1,4 @@
-"""The memory write guard's pieces (maestro/memory/guard.py; spec memory.md §2.7): config and threshold
+"""The memory write guard's pieces (maestro/memory/store/write_guard.py; spec memory.md §2.7): config and threshold
 clamping, the per-session state file, the transcript reader, noteWrite from the Store, and the
 snapshot's Backlog section. The hook-level scenarios 35–36 are in tests/hooks/test_stop.py."""
 
@@ -9,7 +9,10 @@ import stat
 import pytest
 from memory_helpers import CANONICAL_TIME
 
-from maestro.memory import guard, layout, snapshot, transcript
+from maestro.memory.store import write_guard as guard
+from maestro.memory.store import layout
+from maestro.memory.store import snapshot
+from maestro.memory.store import transcript
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,7 +32,7 @@ def mem_root(home):
 
 @pytest.fixture
 def store(mem_root):
-    from maestro.memory.store import Store
+    from maestro.memory.store.tracks import Store
 
     return Store(str(mem_root), clock=lambda: CANONICAL_TIME)
 

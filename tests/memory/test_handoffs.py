@@ -1,4 +1,4 @@
-"""Handoffs (maestro/memory/handoffs.py): unfinished work, written where it stops and surfaced at
+"""Handoffs (maestro/memory/project/handoffs.py): unfinished work, written where it stops and surfaced at
 the next session start (spec memory.md §4 scenarios 45–46, adapted to maestro's task handoffs).
 
 The module's logic is called in-process; `session-start` and `stop` run black-box through the
@@ -11,8 +11,9 @@ import os
 import pytest
 from memory_helpers import clean_memory_env, git_repo, mem_root
 
-from maestro.memory import handoffs, project
-from maestro.memory.errors import StoreError
+from maestro.memory.project import handoffs
+from maestro.memory.project import files as project
+from maestro.memory.store.errors import StoreError
 
 _FIXTURES = (clean_memory_env, mem_root)  # pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(60)

@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 from memory_helpers import clean_memory_env, mem_root  # noqa: F401
 
-from maestro.memory import health
-from maestro.memory.layout import Layout
+from maestro.memory.store import health
+from maestro.memory.store.layout import Layout
 
 TODAY = datetime.date(2024, 5, 2)  # a UTC date
 DIMS = ("S", "R", "J", "C", "Safety")
@@ -236,7 +236,7 @@ def test_recording_rejects_anything_but_byte_counts(mem_root):
 
 
 def test_a_sample_has_one_row_per_shown_section(mem_root, project):
-    from maestro.memory import snapshot
+    from maestro.memory.store import snapshot
 
     write(str(mem_root / "MEMORY.md"), ["[2024-04-01 09:00] global one"])
     write(str(mem_root / "USER.md"), ["[2024-04-01 09:00] user one"])

@@ -16,8 +16,8 @@ from memory_helpers import (  # noqa: F401
     store,
 )
 
-from maestro.memory import maintenance
-from maestro.memory.errors import StoreError
+from maestro.memory.store import maintenance
+from maestro.memory.store.errors import StoreError
 
 TODAY = datetime.datetime.now(datetime.UTC).date()
 OLD = "[id:0000000a] [2020-01-01 09:00] [summary:old] old decision"

@@ -303,7 +303,8 @@ def test_eof_exits_0_promptly_and_stdout_holds_only_protocol(server):
 
 
 def test_a_bug_in_a_tool_is_an_error_result_and_a_crash_note(monkeypatch, home):
-    from maestro.memory import mcp, mcp_tools
+    from maestro.commands.memory import mcp
+    from maestro.commands.memory import mcp_tools
 
     def boom(args):
         raise RuntimeError("kaboom")

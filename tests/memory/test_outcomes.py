@@ -1,4 +1,4 @@
-"""Outcome records (maestro/memory/outcomes.py) and `maestro memory outcome save | list`.
+"""Outcome records (maestro/memory/project/outcomes.py) and `maestro memory outcome save | list`.
 
 The pure helpers (failure_signature, plan_title, task_id_for_plan, validate, load_all) are called
 in-process; the verbs run black-box against the selected target through the `maestro` fixture.
@@ -10,8 +10,9 @@ import os
 import pytest
 from memory_helpers import clean_memory_env, mem_root
 
-from maestro.memory import outcomes, project
-from maestro.memory.errors import StoreError
+from maestro.memory.project import outcomes
+from maestro.memory.project import files as project
+from maestro.memory.store.errors import StoreError
 
 _FIXTURES = (clean_memory_env, mem_root)  # pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(60)
@@ -385,7 +386,7 @@ def test_unknown_action_and_bare_verb(maestro, proj):
 
 
 def test_a_done_outcome_saved_by_hand_clears_the_tasks_open_handoff(maestro, proj):
-    from maestro.memory import handoffs
+    from maestro.memory.project import handoffs
 
     memory = project.ProjectMemory.for_cwd(str(proj))
     handoffs.write(memory, task_id="fix-login", kind="loop", title="Fix login", state="STUCK", next_command="x")

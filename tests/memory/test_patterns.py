@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from memory_helpers import clean_memory_env  # noqa: F401
 
-from maestro.memory import outcomes, patterns
-from maestro.memory.project import ProjectMemory
+from maestro.memory.project import outcomes
+from maestro.memory.project import patterns
+from maestro.memory.project.files import ProjectMemory
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,4 +1,4 @@
-"""The project block of the SessionStart context (maestro/memory/project_context.py): open work
+"""The project block of the SessionStart context (maestro/memory/project/context.py): open work
 first, then the learned patterns that apply to the files in play — always within its budget — and
 how `session-start` (maestro/hooks/session_start.py) combines it with the snapshot and the pin line.
 """
@@ -11,7 +11,9 @@ import random
 import pytest
 from memory_helpers import clean_memory_env, git, git_repo, mem_root
 
-from maestro.memory import handoffs, project, project_context
+from maestro.memory.project import handoffs
+from maestro.memory.project import files as project
+from maestro.memory.project import context as project_context
 
 _FIXTURES = (clean_memory_env, mem_root)  # pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(60)

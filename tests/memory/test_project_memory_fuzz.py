@@ -9,8 +9,12 @@ import random
 import pytest
 from memory_helpers import clean_memory_env, mem_root
 
-from maestro.memory import handoffs, outcomes, patterns, project, project_context
-from maestro.memory.errors import StoreError
+from maestro.memory.project import handoffs
+from maestro.memory.project import outcomes
+from maestro.memory.project import patterns
+from maestro.memory.project import files as project
+from maestro.memory.project import context as project_context
+from maestro.memory.store.errors import StoreError
 
 pytestmark = pytest.mark.timeout(60)
 _FIXTURES = (clean_memory_env, mem_root)  # pytest fixtures, used by name

@@ -17,9 +17,9 @@ from memory_helpers import (  # noqa: F401
     store,
 )
 
-from maestro.memory import entry as grammar
-from maestro.memory.errors import StoreError
-from maestro.memory.queue import Queue
+from maestro.memory.store import entry as grammar
+from maestro.memory.store.errors import StoreError
+from maestro.memory.store.queue import Queue
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import os
 import pytest
 from memory_helpers import all_files, clean_memory_env, clock, mem_root, store  # noqa: F401
 
-from maestro.memory import entry as grammar
-from maestro.memory import repair
-from maestro.memory.errors import StoreError
+from maestro.memory.store import entry as grammar
+from maestro.memory.store import repair
+from maestro.memory.store.errors import StoreError
 
 A = "[2026-01-01 10:00] [summary:alpha] alpha"
 B = "[id:0badcafe] [2026-01-02 11:00] beta"

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from maestro.memory.sanitize import filter_text, sanitize
+from maestro.memory.store.sanitize import filter_text, sanitize
 
 GH36 = "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"  # 36 alphanumerics
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"

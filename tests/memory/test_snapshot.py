@@ -13,8 +13,8 @@ import os
 import pytest
 from memory_helpers import all_files, clean_memory_env, mem_root  # noqa: F401
 
-from maestro.memory import snapshot
-from maestro.memory.errors import StoreError
+from maestro.memory.store import snapshot
+from maestro.memory.store.errors import StoreError
 
 TODAY = datetime.date(2024, 5, 2)
 YESTERDAY = "2024-05-01"

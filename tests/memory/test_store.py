@@ -27,7 +27,7 @@ from memory_helpers import (  # noqa: F401
     store,
 )
 
-from maestro.memory import entry as grammar
+from maestro.memory.store import entry as grammar
 
 
 def secret_anywhere(root, needle: bytes):
@@ -359,7 +359,7 @@ def test_24_a_live_dsh_lock_is_respected(maestro, mem_root):
 
 
 def test_24_the_default_lock_wait_is_five_seconds():
-    from maestro.memory import lock
+    from maestro.memory.store import lock
 
     assert lock.timeout_seconds() == 5.0
 
@@ -381,8 +381,8 @@ def lock_is_free(path) -> bool:
 def test_24_the_lock_is_reentrant_per_thread_and_released_when_the_body_raises(tmp_path):
     import threading
 
-    from maestro.memory.errors import StoreError
-    from maestro.memory.lock import StoreLock
+    from maestro.memory.store.errors import StoreError
+    from maestro.memory.store.lock import StoreLock
 
     path = str(tmp_path / "store.lock")
     outcomes = []
@@ -409,7 +409,7 @@ def test_24_the_lock_is_reentrant_per_thread_and_released_when_the_body_raises(t
 
 
 def test_24_an_unreadable_dsh_lock_counts_only_while_fresh(tmp_path):
-    from maestro.memory.lock import legacy_holder
+    from maestro.memory.store.lock import legacy_holder
 
     path = tmp_path / ".maestro.lock"
     path.write_text("")  # dsh creates it, then writes {pid, at}
@@ -502,9 +502,9 @@ def test_26_a_batch_adds_in_order_and_reports_duplicates(maestro, mem_root, tmp_
 def test_26_a_write_failing_mid_commit_restores_the_files_already_written(store, mem_root, monkeypatch, maestro):
     if maestro.target == "pyz":
         pytest.skip("source_only: monkeypatches maestro internals")
-    from maestro.memory import txn
-    from maestro.memory.errors import StoreError
-    from maestro.memory.store import AddRequest
+    from maestro.memory.store import txn
+    from maestro.memory.store.errors import StoreError
+    from maestro.memory.store.tracks import AddRequest
 
     store.add("memory", "existing entry")
     before = (mem_root / "MEMORY.md").read_bytes()

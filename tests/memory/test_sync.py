@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from memory_helpers import clean_memory_env  # noqa: F401
 
-from maestro.memory import sync as sync_mod
+from maestro.memory.store import sync as sync_mod
 
 A1 = "[id:0000000a] [2024-05-01 10:00] [summary:a] decision a"
 B1 = "[id:0000000b] [2024-05-01 10:01] [summary:b] decision b"

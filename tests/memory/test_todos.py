@@ -7,10 +7,10 @@ import json
 import pytest
 from memory_helpers import CANONICAL_TIME, clean_memory_env, clock, mem_root, store  # noqa: F401
 
-from maestro.memory import entry as grammar
-from maestro.memory import todos as todo_mod
-from maestro.memory.errors import StoreError
-from maestro.memory.todos import Todos
+from maestro.memory.store import entry as grammar
+from maestro.memory.store import todos as todo_mod
+from maestro.memory.store.errors import StoreError
+from maestro.memory.store.todos import Todos
 
 TODAY = CANONICAL_TIME.date().isoformat()
 YESTERDAY = (CANONICAL_TIME.date() - datetime.timedelta(days=1)).isoformat()

@@ -60,7 +60,7 @@ def test_newest_plugin_cache_version_is_reported(maestro, home):
         scripts = base / version / "scripts"
         scripts.mkdir(parents=True)
         (scripts / "codex-companion.mjs").write_text("// fake\n")
-    from maestro.core import companion_discovery
+    from maestro.codex import discovery as companion_discovery
 
     found = companion_discovery.find_companion()
     assert found.version == "1.0.10" and found.source == "plugin cache"
@@ -72,7 +72,7 @@ def test_newest_plugin_cache_version_is_reported(maestro, home):
      ("1.0.0-rc1", "1.0.0-rc2", -1), ("1.x", "1.2", 1)],
 )
 def test_companion_version_order(a, b, expected):
-    from maestro.core.companion_discovery import compare_versions
+    from maestro.codex.discovery import compare_versions
 
     assert compare_versions(a, b) == expected
     assert compare_versions(b, a) == -expected

@@ -308,14 +308,14 @@ def test_a_versioned_interpreter_is_a_warning(maestro, installed, tmp_path):
     ("(unclosed", "Edit", False), (42, "Edit", False),
 ])
 def test_matcher_semantics(matcher, tool, expected):
-    from maestro.ops.doctor_checks import matcher_matches
+    from maestro.install.doctor_checks import matcher_matches
 
     assert matcher_matches(matcher, tool) is expected
 
 
 def test_the_installed_matcher_covers_every_gated_tool_and_nothing_read_only():
     from maestro.install import settings
-    from maestro.ops.doctor_checks import MUST_GATE, NEED_NOT_GATE, matcher_matches
+    from maestro.install.doctor_checks import MUST_GATE, NEED_NOT_GATE, matcher_matches
 
     assert all(matcher_matches(settings.PRETOOL_MATCHER, tool) for tool in MUST_GATE)
     assert not any(matcher_matches(settings.PRETOOL_MATCHER, tool) for tool in NEED_NOT_GATE)
@@ -323,7 +323,7 @@ def test_the_installed_matcher_covers_every_gated_tool_and_nothing_read_only():
 
 def test_the_probe_runs_the_registered_command_through_sh(maestro, installed, tmp_path):
     """Exactly as registered: a command that records its stdin proves doctor fed it the payloads."""
-    from maestro.ops import doctor_checks
+    from maestro.install import doctor_checks
 
     log = tmp_path / "probe.log"
     command = f"cat >> {shlex.quote(str(log))}; echo >> {shlex.quote(str(log))}; exit 2"

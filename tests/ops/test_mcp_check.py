@@ -125,7 +125,7 @@ def test_bom_config_is_read(maestro, home):
 
 
 def test_mask_helpers():
-    from maestro.ops.mcp_check import mask_args, mask_url
+    from maestro.commands.mcp_check import mask_args, mask_url
 
     assert mask_args(["--password", "p", "--verbose", "AUTH_HEADER=v", "plain=ok"]) == [
         "--password", "****", "--verbose", "AUTH_HEADER=****", "plain=ok"]

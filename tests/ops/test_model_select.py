@@ -316,7 +316,7 @@ def test_a_symlinked_config_stays_a_symlink(maestro, codex, tmp_path):
 
 def failing_write_atomic(monkeypatch, fail_name):
     """write_atomic fails once, on its first call for `fail_name`; restores then succeed."""
-    from maestro import atomic
+    from maestro.util import atomic
 
     real, failed = atomic.write_atomic, []
 
@@ -391,7 +391,7 @@ def test_failed_first_publish_changes_nothing(maestro, codex, monkeypatch):
 def test_a_failed_restore_is_named(maestro, codex, monkeypatch):
     if maestro.target == "pyz":
         pytest.skip("monkeypatches internals")
-    from maestro import atomic
+    from maestro.util import atomic
 
     write(codex / "config.toml", OLD_CONFIG)
     write(codex / "config.toml.maestro.bak", "older\n")
@@ -417,7 +417,7 @@ def test_a_failed_restore_is_named(maestro, codex, monkeypatch):
 def test_a_busy_pin_lock_times_out_without_writing(maestro, codex, monkeypatch):
     if maestro.target == "pyz":
         pytest.skip("monkeypatches internals")
-    from maestro.ops import model_select
+    from maestro.commands import model_select
 
     monkeypatch.setattr(model_select, "LOCK_WAIT_SEC", 0.2)
     write(codex / "config.toml", OLD_CONFIG)

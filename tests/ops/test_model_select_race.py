@@ -14,7 +14,7 @@ import tomllib
 
 from conftest import PYZ, ROOT, TARGET
 
-from maestro.core.pins import DEBATE_EFFORTS, WRAPPER_EFFORTS
+from maestro.codex.pins import DEBATE_EFFORTS, WRAPPER_EFFORTS
 
 SELECTORS = 10
 ROUNDS = 3
@@ -40,7 +40,7 @@ PRELUDE = (
     "gate = sys.argv.pop(1)\n"
     "sys.path.insert(0, {path!r})\n"
     "from maestro.cli import main\n"
-    "import maestro.ops.model_select, maestro.ops.toml_edit, tomllib\n"
+    "import maestro.commands.model_select, maestro.codex.toml_edit, tomllib\n"
     "while not os.path.exists(gate):\n"
     "    time.sleep(0.001)\n"
     "raise SystemExit(main(sys.argv[1:]))\n"

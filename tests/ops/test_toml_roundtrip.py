@@ -13,8 +13,8 @@ import tomllib
 
 import pytest
 
-from maestro.ops.toml_edit import BOM, TomlEditError, set_top_level
-from maestro.ops.toml_edit import _same as same  # NaN-aware equality (TOML allows nan)
+from maestro.codex.toml_edit import BOM, TomlEditError, set_top_level
+from maestro.codex.toml_edit import _same as same  # NaN-aware equality (TOML allows nan)
 
 SEED = 20260820
 DOCUMENTS = 1500
@@ -301,7 +301,7 @@ def test_documents_that_cannot_be_edited_safely_are_refused(source, fragment):
 
 @pytest.mark.parametrize("broken", ['"x" "y"', '"not-the-pin"'])
 def test_an_edit_that_does_not_read_back_is_refused(monkeypatch, broken):
-    from maestro.ops import toml_edit
+    from maestro.codex import toml_edit
 
     monkeypatch.setattr(toml_edit, "basic_string", lambda value: broken)
     with pytest.raises(TomlEditError, match="would not read back"):

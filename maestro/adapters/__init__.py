@@ -1,1 +1,0 @@
-"""Adapters: the public write/read workflows (loop, watchdog, status, …)."""

@@ -1,0 +1,301 @@
+"""Transport to the Codex companion (spec §3): every call bounded, every answer parsed strictly.
+
+Calls are `node <companion> <args>` (or `<python> <fake>.py` under MAESTRO_COMPANION) from the
+caller's cwd, each in its own process group with a deadline (MAESTRO_COMPANION_TIMEOUT_SEC,
+status calls also clipped to the job's remaining budget). A timed-out call answers rc 125.
+The prompt never travels as a lone argument (the companion re-splits a single argument
+shell-style): it follows `--` among several arguments, or goes through `--prompt-file` when it
+is too large for one argv element.
+"""
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+
+from maestro.util import process
+
+JOB_ID = re.compile(r"task-[a-z0-9][a-z0-9-]*[a-z0-9]")
+TERMINAL_OK = frozenset(("completed", "done", "finished", "succeeded", "success"))
+TERMINAL_CANCELLED = frozenset(("cancelled", "canceled"))
+TERMINAL_FAILED = frozenset(("failed", "error", "errored"))
+TERMINAL = TERMINAL_OK | TERMINAL_CANCELLED | TERMINAL_FAILED
+ARGV_PROMPT_LIMIT = 100_000  # bytes; Linux caps one argv element at 128 KiB
+STATUS_LOSS_LIMIT = 4
+QUIET_KEEPALIVE_SEC = 60
+PREVIEW_WIDTH = 160
+
+
+@dataclass
+class JobStatus:
+    state: str  # lowercased job.status
+    phase: str = ""
+    elapsed: str = ""
+    log_file: str = ""
+    preview: list = field(default_factory=list)
+    request: dict = field(default_factory=dict)
+
+
+def parse_status(text: str):
+    """`status <job> --json` output → JobStatus, or None when it is not one well-formed object."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    job = data.get("job") if isinstance(data, dict) else None
+    if not isinstance(job, dict) or not isinstance(job.get("status"), str):
+        return None
+    state = job["status"].lower()
+    if not state or not state.replace("_", "").replace("-", "").isalpha():
+        return None
+    preview = job.get("progressPreview")
+    preview = [p.strip() for p in preview if isinstance(p, str) and p.strip()][:4] if isinstance(preview, list) else []
+    request = job.get("request") if isinstance(job.get("request"), dict) else {}
+    return JobStatus(
+        state=state,
+        phase=job.get("phase") if isinstance(job.get("phase"), str) else "",
+        elapsed=job.get("elapsed") if isinstance(job.get("elapsed"), str) else "",
+        log_file=job.get("logFile") if isinstance(job.get("logFile"), str) else "",
+        preview=preview,
+        request=request,
+    )
+
+
+def parse_writers(text: str):
+    """`status --all --json` → {job_id: write?} of running jobs, or None when unknown."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    running = data.get("running") if isinstance(data, dict) else None
+    if not isinstance(running, list):
+        return None
+    writers = {}
+    for job in running:
+        if not isinstance(job, dict):
+            return None
+        job_id, write = job.get("id"), job.get("write")
+        if not isinstance(job_id, str) or not JOB_ID.fullmatch(job_id) or not isinstance(write, bool):
+            return None
+        writers[job_id] = write
+    return writers
+
+
+def new_preview_lines(previous: list, current: list) -> list:
+    """Lines of `current` not already shown: drop the longest prefix that continues `previous`."""
+    for overlap in range(min(len(previous), len(current)), 0, -1):
+        if previous[-overlap:] == current[:overlap]:
+            return current[overlap:]
+    return current
+
+
+class Transport:
+    def __init__(self, argv_prefix: list, *, cwd: str, emit, call_timeout: float = 120.0, tick=None,
+                 should_stop=None, clock=time.monotonic, sleep=time.sleep, pause=None, env=None):
+        self.prefix = list(argv_prefix)
+        self.cwd = cwd
+        self.emit = emit
+        self.call_timeout = call_timeout
+        self.tick = tick
+        self.should_stop = should_stop
+        self.clock = clock
+        self.sleep = sleep
+        self.pause = pause or sleep  # a sleep that a signal may cut short
+        self.env = env
+
+    def call(self, args, timeout: float = None, env=None, interruptible: bool = None) -> process.Completed:
+        limit = self.call_timeout if timeout is None else max(1.0, min(timeout, self.call_timeout))
+        # A signal cuts short a status/result/help call, never a launch (an interrupted `task`
+        # could start a job whose id we never learn) nor a cancel (the cleanup a signal asks for).
+        if interruptible is None:
+            interruptible = args[:1] not in (["task"], ["cancel"])
+        result = process.run(
+            [*self.prefix, *args], timeout=limit, cwd=self.cwd, env=env or self.env, tick=self.tick,
+            tick_interval=min(0.25, limit), should_stop=self.should_stop if interruptible else None,
+        )
+        if result.timed_out:
+            self.emit(f"MAESTRO_COMPANION: timed out after {limit:g}s ({' '.join(args[:2])})")
+            result.rc = 125
+        return result
+
+    # -- probes and launch -------------------------------------------------------------------
+    def write_probe(self) -> str:
+        """'' when write dispatch may proceed; else why not (spec §3: flag drift)."""
+        result = self.call(["--help"])
+        for line in (result.text + "\n" + result.err_text).splitlines():
+            if re.search(r"\btask\b", line):
+                if "--write" in line:
+                    return ""
+                return (f"companion describes its task subcommand without --write — the plugin may have renamed "
+                        f"the flag. Refusing to dispatch a write job blind; update maestro or pin the previous "
+                        f"plugin version. ({line.strip()})")
+        return ""
+
+    def launch(self, prompt: str, *, write: bool, model: str, effort: str, scratch_dir: str):
+        """(rc, job id or '', output). rc 0 launched, 3 could not start."""
+        args = ["task", "--background"]
+        if write:
+            args.append("--write")
+        args += ["--model", model]
+        if effort:
+            args += ["--effort", effort]
+        data = prompt.encode("utf-8")
+        prompt_file = None
+        if len(data) > ARGV_PROMPT_LIMIT or not prompt.strip():
+            prompt_file = os.path.join(scratch_dir, f"maestro-prompt.{os.getpid()}.md")
+            with open(prompt_file, "wb") as handle:
+                handle.write(data)
+            args += ["--prompt-file", prompt_file]
+        else:
+            args += ["--", prompt]
+        try:
+            result = self.call(args)
+        finally:
+            if prompt_file:
+                try:
+                    os.unlink(prompt_file)
+                except OSError:
+                    pass
+        output = (result.text + result.err_text).strip()
+        if result.rc != 0:
+            return 3, "", f"could not start Codex job (exit {result.rc}). Output: {output[-2000:]}"
+        match = JOB_ID.search(result.text) or JOB_ID.search(result.err_text)
+        return 0, (match.group(0) if match else ""), output
+
+    def status(self, job: str, timeout: float = None):
+        result = self.call(["status", job, "--json"], timeout=timeout)
+        if result.rc != 0 or not result.text.strip():
+            return None
+        return parse_status(result.text)
+
+    def global_writers(self, interruptible: bool = True):
+        env = dict(self.env if self.env is not None else os.environ, CODEX_COMPANION_SESSION_ID="")
+        result = self.call(["status", "--all", "--json"], env=env, interruptible=interruptible)
+        if result.rc != 0:
+            return None
+        return parse_writers(result.text)
+
+    def job_status(self, job: str):
+        """'running' | 'terminal' | None, for lock reclamation."""
+        status = self.status(job)
+        if status is None:
+            return None
+        return "terminal" if status.state in TERMINAL else "running"
+
+    def cancel(self, job: str) -> bool:
+        return self.call(["cancel", job]).rc == 0
+
+    def result(self, job: str, retry_sleep: float = 3.0):
+        """(rc, text, evidence). One retry after a failed/blank answer; then rc 4 + transport tails."""
+        answer = self.call(["result", job])
+        if answer.rc != 0 or not answer.text.strip():
+            self.sleep(retry_sleep)
+            answer = self.call(["result", job])
+        if answer.rc != 0 or not answer.text.strip():
+            evidence = (
+                f"MAESTRO_COMPANION_RESULT_TRANSPORT: job={job} rc={answer.rc}; final transport tails follow "
+                f"(8192 bytes per stream)\n--- result transport stdout ---\n"
+                f"{answer.stdout[-8192:].decode('utf-8', 'replace')}\n--- result transport stderr ---\n"
+                f"{answer.stderr[-8192:].decode('utf-8', 'replace')}\n--- end result transport evidence ---\n"
+            )
+            return 4, "", evidence
+        return 0, answer.text, ""
+
+    # -- polling -----------------------------------------------------------------------------
+    def wait(self, job: str, *, max_total: float, max_idle: float, poll: float, turn_started: float):
+        """Poll until the job ends. Returns ('completed'|'failed'|'cancelled', state) or
+        ('cancel', reason) when the caller must cancel: deadline, idle, status-lost, signal."""
+        log_file = ""
+        last_size = -1
+        last_activity = None
+        losses = 0
+        last_phase = None
+        last_preview = []
+        quiet = 0.0
+        keepalive_size = 0
+        warned = False
+        midpoint = max(max_total / 2, 1)
+        first = True
+        while True:
+            now = self.clock()
+            total = now - turn_started
+            if not first:
+                sleep_for = min(poll, max(0.0, max_total - total))
+                if last_activity is not None:
+                    sleep_for = min(sleep_for, max(0.0, max_idle - (now - last_activity)))
+                self.pause(sleep_for)
+                if self.should_stop is not None and self.should_stop():
+                    return "cancel", "signal"
+                quiet += poll
+            first = False
+            if self.tick is not None:
+                self.tick()
+            if self.should_stop is not None and self.should_stop():
+                return "cancel", "signal"
+            total = self.clock() - turn_started
+            status = self.status(job, timeout=max(1.0, max_total - total))
+            total = self.clock() - turn_started
+            if status is None:
+                losses += 1
+                if total >= max_total:
+                    self.emit(f"MAESTRO_POLL: hard deadline reached while companion status was unreachable for {job}; "
+                              "cancelling and failing closed")
+                    return "cancel", "deadline"
+                if losses >= STATUS_LOSS_LIMIT:
+                    self.emit(f"MAESTRO_POLL: companion status malformed or unreachable {losses}x in a row for {job}; "
+                              "cancelling and failing closed")
+                    return "cancel", "status-lost"
+                continue
+            losses = 0
+            if last_activity is None:
+                last_activity = self.clock()  # idle time counts from the first good status
+            log_file = log_file or status.log_file
+            size = _size(log_file)
+            emitted = False
+            if status.phase and status.phase != last_phase:
+                self.emit(f"CODEX: job={job} phase={status.phase} elapsed={status.elapsed or 'unknown'}")
+                emitted = True
+            last_phase = status.phase or last_phase
+            for line in new_preview_lines(last_preview, status.preview):
+                if len(line) > PREVIEW_WIDTH:
+                    line = line[: PREVIEW_WIDTH - 1] + "…"
+                self.emit(f"CODEX: job={job} {line}")
+                emitted = True
+            last_preview = status.preview
+            if emitted:
+                quiet = 0.0
+            elif quiet >= QUIET_KEEPALIVE_SEC:
+                self.emit(f"CODEX-ALIVE: job={job} elapsed={status.elapsed or 'unknown'} "
+                          f"log_growth={max(0, size - keepalive_size)}B")
+                keepalive_size = size
+                quiet = 0.0
+            if status.state in TERMINAL_OK:
+                return "completed", status.state
+            if status.state in TERMINAL_CANCELLED:
+                return "cancelled", status.state
+            if status.state in TERMINAL_FAILED:
+                return "failed", status.state
+            if not warned and total >= midpoint:
+                self.emit(f"MAESTRO_BUDGET: job={job} crossed the normal budget and remains active; continuing to the "
+                          f"{max_total:g}s hard ceiling. Activity is not proof of completion.")
+                warned = True
+            if size > last_size or emitted:  # log growth (or visible progress) is the only liveness sign
+                last_activity = self.clock()
+                last_size = max(last_size, size)
+            if total >= max_total:
+                return "cancel", "deadline"
+            if self.clock() - last_activity >= max_idle:
+                return "cancel", "idle"
+
+
+def _size(path: str) -> int:
+    if not path:
+        return 0
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

@@ -1,0 +1,132 @@
+"""`doctor [--json]`: is this machine ready to run maestro, and does the gate really hold? One line per check.
+
+Each check answers ok / warn / fail; every failure carries the command or step that fixes it.
+The installation checks (settings files, the registered hooks, the gate run on a synthetic source
+Edit and a synthetic `sed -i`, archive vs manifest, the grant directory) are in doctor_checks.py.
+Exit 0 only when nothing fails (warnings are advice). `--json` prints one envelope:
+{"version": 1, "command": "doctor", "ok": bool, "checks": [{"name", "status", "detail", "fix"}]}.
+"""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from dataclasses import asdict
+
+from maestro import paths
+from maestro.cli_support import parser
+from maestro.errors import Exit
+from maestro.install import doctor_checks
+from maestro.install.doctor_checks import PROBE_TIMEOUT_SEC, Check
+
+
+def check_python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info < (3, 11):
+        return Check("python", "fail", f"{sys.executable} is Python {version}", "install Python 3.11+ (tomllib)")
+    return Check("python", "ok", f"{os.path.realpath(sys.executable)} (Python {version})")
+
+
+def check_tool(name: str, why: str, fix: str) -> Check:
+    found = shutil.which(name)
+    if not found:
+        return Check(name, "fail", f"{name} not found on PATH ({why})", fix)
+    return Check(name, "ok", found)
+
+
+def write_probe(command) -> str:
+    """The companion's `--help` write probe (spec §3): '' when write dispatch looks supported."""
+    try:
+        result = subprocess.run(
+            [*command, "--help"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_SEC, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"--help did not answer ({exc.__class__.__name__}); the loop will still try"
+    import re
+
+    for line in (result.stdout + "\n" + result.stderr).splitlines():
+        if re.search(r"\btask\b", line):
+            return "" if "--write" in line else f"its task synopsis lacks --write: {line.strip()}"
+    return ""
+
+
+def check_companion() -> Check:
+    from maestro.codex.discovery import find_companion
+
+    companion = find_companion()
+    if companion is None:
+        source = os.environ.get("MAESTRO_COMPANION")
+        detail = f"MAESTRO_COMPANION={source} is not a file" if source else "codex-companion.mjs not in the plugin cache"
+        return Check(
+            "companion", "fail", detail,
+            "install the Codex plugin in Claude Code: /plugin install codex@openai-codex, then `codex login`",
+        )
+    detail = f"{companion.path} (version {companion.version}, via {companion.source})"
+    if companion.argv()[0] == "node" and not shutil.which("node"):
+        return Check("companion", "fail", detail + "; node is missing", "install Node.js 18+")
+    problem = write_probe(companion.argv())
+    if problem:
+        return Check("companion", "fail", f"{detail}; write probe: {problem}", "update the Codex plugin")
+    return Check("companion", "ok", detail + "; write probe ok")
+
+
+def check_private_dir() -> Check:
+    directory = paths.maestro_dir()
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return Check("~/.maestro", "ok", "absent (created on first use)")
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        return Check("~/.maestro", "fail", f"{directory} is not a directory", f"move it away: mv {directory} {directory}.old")
+    if stat.S_IMODE(st.st_mode) & 0o077 or st.st_uid != os.getuid():
+        return Check(
+            "~/.maestro", "fail", f"{directory} is mode {stat.S_IMODE(st.st_mode):04o}, uid {st.st_uid}",
+            f"chmod 700 {directory}",
+        )
+    return Check("~/.maestro", "ok", f"{directory} (0700)")
+
+
+def check_original_install() -> Check:
+    from maestro.install import manifest
+
+    owned = manifest.read(strict=False)
+    legacy = manifest.original_maestro_keys(owned) if owned else []
+    if legacy:
+        return Check(
+            "original Maestro", "warn", f"the Bash/Node Maestro is still installed ({len(legacy)} hook files)",
+            "python3 dist/maestro.pyz install (migrates it)",
+        )
+    return Check("original Maestro", "ok", "not installed")
+
+
+def run_checks():
+    checks = [
+        check_python(),
+        check_tool("git", "provenance and write leases", "install git"),
+        check_tool("node", "runs codex-companion.mjs", "install Node.js 18+"),
+        check_companion(),
+    ]
+    checks.append(doctor_checks.check_claude_dir())
+    checks += list(doctor_checks.check_settings_and_hooks())
+    checks += list(doctor_checks.check_manifest_and_archive())
+    checks += [check_private_dir(), doctor_checks.check_grant_dir(), check_original_install()]
+    return checks
+
+
+def main(argv) -> int:
+    p = parser("doctor", __doc__)
+    p.add_argument("--json", action="store_true", help="print one JSON envelope instead of lines")
+    args = p.parse_args(argv)
+    checks = run_checks()
+    ok = not any(c.status == "fail" for c in checks)
+    if args.json:
+        envelope = {"version": 1, "command": "doctor", "ok": ok, "checks": [asdict(c) for c in checks]}
+        sys.stdout.write(json.dumps(envelope, indent=2) + "\n")
+    else:
+        for c in checks:
+            fix = f" — fix: {c.fix}" if c.status != "ok" and c.fix else ""
+            sys.stdout.write(f"{c.status:<4} {c.name}: {c.detail}{fix}\n")
+        sys.stdout.write("doctor: all checks passed\n" if ok else "doctor: some checks failed\n")
+    return Exit.OK if ok else Exit.ERROR

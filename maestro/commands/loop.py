@@ -1,0 +1,248 @@
+"""`loop`: dispatch a plan to Codex until a local verification command passes.
+
+    maestro loop --plan FILE --verify "CMD" [--max-iters 4] [--max-idle 300] [--poll 20]
+    maestro loop --clear-lease | --clear-job-lock
+
+Each iteration runs one Write turn under this run's write lease. A DONE claim is checked by
+running CMD with `bash -c` at the repository root (own process group, own deadline, no lease
+variables in its environment); a failure, with its output, feeds the next dispatch. Exit:
+0 VERIFIED_DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 12 STUCK · 3 FAILED (bad args / could not
+start) · 4 INTERRUPTED. Records go to fd 3 (else stdout); the last line is always
+`MAESTRO_FINAL: LOOP <STATE> rc=<n>`.
+"""
+
+import os
+import sys
+
+from maestro import knobs
+from maestro.workflow import history as plan_history
+from maestro.workflow.attempts import AttemptsLog, tail_lines
+from maestro.commands.entry import UsageError, adapter_main
+from maestro.util import process
+from maestro.util import progress
+
+STATES = {0: "VERIFIED_DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 12: "STUCK", 3: "FAILED", 4: "INTERRUPTED"}
+VALUE_OPTIONS = ("--plan", "--verify", "--max-iters", "--max-idle", "--poll")
+
+
+def _positive(name: str, value: str, integer: bool = False) -> float:
+    try:
+        number = int(value) if integer else float(value)
+    except ValueError:
+        number = None
+    if number is None or number != number or (number < 1 if integer else number <= 0) or number == float("inf"):
+        hint = " (0 is prohibited)" if value.strip() == "0" else ""
+        kind = "an integer >= 1" if integer else "a positive number of seconds"
+        raise UsageError(f"{name} must be {kind}{hint}: {value!r}")
+    return number
+
+
+def parse(argv):
+    options, recovery = {}, []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg in ("--clear-lease", "--clear-job-lock"):
+            recovery.append(arg)
+        elif arg in VALUE_OPTIONS:
+            if index + 1 >= len(argv):
+                raise UsageError(f"{arg} needs a value")
+            options[arg] = argv[index + 1]  # taken verbatim: a flag-like --verify string is fine
+            index += 1
+        else:
+            raise UsageError(f"unknown argument: {arg}")
+        index += 1
+    if recovery and (len(recovery) > 1 or options):
+        raise UsageError("--clear-lease, --clear-job-lock and a loop run are mutually exclusive")
+    if recovery:
+        return {"recovery": recovery[0]}
+    if "--plan" not in options:
+        raise UsageError("--plan FILE is required")
+    if not os.path.isfile(options["--plan"]):
+        raise UsageError(f"plan file not found: {options['--plan']}")
+    if "--verify" not in options or not options["--verify"].strip():
+        raise UsageError('--verify "CMD" is required (the command that proves the work locally)')
+    return {
+        "plan": options["--plan"],
+        "verify": options["--verify"],
+        "max_iters": _positive("--max-iters", options.get("--max-iters", "4"), integer=True),
+        "max_idle": _positive("--max-idle", options.get("--max-idle", "300")),
+        "poll": _positive("--poll", options.get("--poll", "20")),
+    }
+
+
+def verify_env() -> dict:
+    """The verifier's environment: the caller's, minus any lease capability a parent leaked."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MAESTRO_LOCK_")}
+
+
+class LoopRun:
+    def __init__(self, ctx, args, recorder):
+        self.ctx = ctx
+        self.args = args
+        self.emit = ctx.emit
+        self.attempts = AttemptsLog()
+        self.recorder = recorder
+        self.iteration = 0
+        self.result_text = ""
+        self.companion_failure = False
+
+    def read_plan(self) -> str:
+        with open(self.args["plan"], encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+
+    def verify(self):
+        """(fact state, rc, output)."""
+        result = process.run(
+            ["bash", "-c", "--", self.args["verify"]], timeout=knobs.verify_timeout().value, cwd=self.ctx.root,
+            env=verify_env(), tick=lambda: self.ctx.lease.heartbeat(), should_stop=self.ctx.signals.stop_requested,
+            grace=knobs.terminate_grace().value,
+        )
+        output = result.text + result.err_text
+        if result.interrupted:
+            return "interrupted", result.rc, output
+        if not self.ctx.lease.guard():
+            return "lease-lost", result.rc, output
+        if result.timed_out:
+            return "timed-out", 124, output
+        return ("passed" if result.rc == 0 else "failed"), result.rc, output
+
+    def iterate(self) -> int:
+        max_iters = self.args["max_iters"]
+        for iteration in range(1, max_iters + 1):
+            self.iteration = iteration
+            if self.ctx.signals.stop_requested():
+                return 4
+            self.emit(f"LOOP: iteration {iteration}/{max_iters} — dispatching to Codex")
+            turn = self.ctx.write_turn(self.args["max_idle"], self.args["poll"])
+            outcome = turn.run(self.read_plan() + self.attempts.dispatch_suffix())
+            for line in outcome.evidence:
+                sys.stderr.write(line.rstrip("\n") + "\n")
+            sys.stderr.flush()
+            self.result_text = outcome.result
+            if outcome.rc == 3:
+                sys.stderr.write("LOOP_ERROR: dispatch could not start\n")
+                return 3
+            if outcome.rc == 125:
+                return 11
+            if outcome.rc == 11:
+                self.companion_failure = "IMPLEMENTER_STATE: COMPANION_FAILURE" in outcome.evidence
+                return 11
+            if outcome.rc == 10:
+                self._record_stop(iteration, outcome.result)
+                return 10
+            if outcome.rc == 4 and not outcome.started:
+                return 4  # interrupted before anything was launched
+            if outcome.rc == 4:
+                self.attempts.add(
+                    f"Attempt {iteration} — RESULT: FAILED",
+                    tail_lines(outcome.result, 80) + "\n" + tail_lines("\n".join(outcome.evidence), 40))
+                self.recorder.attempt(iteration, "turn-failed", f"Attempt {iteration} — RESULT: FAILED")
+                continue
+            self.emit(f"LOOP: RESULT: DONE on iteration {iteration} — verifying locally: {self.args['verify']}")
+            state, rc, output = self.verify()
+            self.emit(f"LOOP_VERIFY: state={state} rc={rc}")
+            self.recorder.verified(state, rc, output)
+            if state == "passed":
+                return 0
+            if state == "interrupted":
+                return 4
+            if state == "lease-lost":
+                sys.stderr.write("LOOP_ERROR: the write lease was lost or poisoned during verification\n")
+                return 11
+            detail = (f"timed out after {knobs.verify_timeout().value:g}s (exit 124)" if state == "timed-out"
+                      else f"(exit {rc})")
+            heading = (f"Attempt {iteration} — claimed DONE but LOCAL verification {detail}: {self.args['verify']}"
+                       if state == "timed-out" else
+                       f"Attempt {iteration} — claimed DONE but LOCAL verification failed {detail}: "
+                       f"{self.args['verify']}")
+            self.attempts.add(heading, tail_lines(output, 60))
+            self.recorder.attempt(iteration, "verify-" + state, heading, output)
+        self._record_stuck()
+        return 12
+
+    def _record_stop(self, iteration: int, result: str) -> None:
+        try:
+            plan_history.append(self.args["plan"], plan_history.stop_history(iteration, result))
+        except OSError as exc:
+            sys.stderr.write(f"LOOP_WARNING: could not append the stop history to the plan ({exc.strerror or exc}); "
+                             "the questions are on stdout\n")
+
+    def _record_stuck(self) -> None:
+        sys.stderr.write(f"LOOP_STUCK: {self.args['max_iters']} iteration(s) without a verified result; attempt "
+                         "history follows and is appended to the plan\n" + self.attempts.text)
+        try:
+            plan_history.append(self.args["plan"], plan_history.stuck_history(self.attempts.text))
+        except OSError as exc:
+            sys.stderr.write(f"LOOP_WARNING: could not append the attempt history to the plan "
+                             f"({exc.strerror or exc}); the plan is unchanged\n")
+
+    def describe(self, rc: int) -> str:
+        n = self.iteration
+        its = f"after {n} iteration(s)"
+        return {
+            0: f"LOOP_STATE: VERIFIED_DONE — Codex claimed DONE and `{self.args['verify']}` passed locally {its}.",
+            10: f"LOOP_STATE: NEEDS_ANSWERS — Codex stopped with QUESTIONS {its}; answer them in the plan "
+                f"({self.args['plan']}) and run the loop again.",
+            11: (f"LOOP_STATE: BLOCKED — post-launch companion/process/result failure {its}; it did not consume "
+                 "another implementation attempt. Check `status` before re-running."
+                 if self.companion_failure else
+                 f"LOOP_STATE: BLOCKED {its} — see the evidence above; never work around credentials or "
+                 "destructive steps."),
+            12: f"LOOP_STATE: STUCK — verification still failing {its}; the attempt history is in the plan. Re-plan "
+                "or debate the root cause; do not just raise --max-iters.",
+            3: f"LOOP_STATE: FAILED — the dispatch could not start {its}.",
+            4: f"LOOP_STATE: INTERRUPTED {its}.",
+        }[rc]
+
+
+def _run(argv) -> int:
+    args = parse(argv)
+    from maestro.workflow.context import WriteContext
+
+    ctx = WriteContext("LOOP")
+    ctx.signals.install()
+    if "recovery" in args:
+        from maestro.locks import joblock
+        from maestro.locks import lease_clear
+
+        if args["recovery"] == "--clear-lease":
+            rc = lease_clear.clear(ctx.git_dir, writers=ctx.writers, emit=ctx.emit,
+                             heartbeat_stale=knobs.heartbeat_stale().value, init_grace=knobs.initializing_grace().value)
+        else:
+            rc = joblock.clear(ctx.git_dir, job_status=ctx.transport.job_status, writers=ctx.writers, emit=ctx.emit,
+                               init_grace=knobs.initializing_grace().value)
+        return progress.final("LOOP", "CLEARED" if rc == 0 else "BLOCKED", rc)
+    from maestro.workflow.run_record import RunRecorder
+
+    try:  # read before the lease is taken: nothing after acquire() may fail outside the release below
+        with open(args["plan"], encoding="utf-8", errors="replace") as handle:
+            recorder = RunRecorder(ctx, "loop", handle.read(), args["plan"], args["verify"])
+    except OSError as exc:
+        raise UsageError(f"plan file is not readable: {args['plan']} ({exc.strerror or exc})") from None
+    acquired = ctx.lease.acquire()
+    if acquired != 0:
+        state = {11: "BLOCKED", 4: "INTERRUPTED"}.get(acquired, "FAILED")
+        ctx.emit(f"LOOP_STATE: {state} — the write lease could not be acquired; nothing was dispatched "
+                 "(after 0 iteration(s)).")
+        return progress.final("LOOP", state, acquired)
+    run = LoopRun(ctx, args, recorder)
+    rc = 4
+    try:
+        rc = run.iterate()
+    finally:
+        if rc in (0, 10, 11, 12) and run.result_text:
+            sys.stdout.write(run.result_text if run.result_text.endswith("\n") else run.result_text + "\n")
+            sys.stdout.flush()
+        released = ctx.lease.release()
+        if released != 0 and rc not in (11, 125):
+            ctx.emit(f"LOOP_RELEASE: completion downgraded to BLOCKED because the write lease could not be released "
+                     f"safely (was {STATES.get(rc, rc)})")
+            rc = 11
+        run.recorder.finish(STATES[rc], rc, run.iteration, run.result_text)  # before the state line: it stays last
+        ctx.emit(run.describe(rc))
+    return progress.final("LOOP", STATES[rc], rc)
+
+
+def main(argv) -> int:
+    return adapter_main("LOOP", "loop", __doc__, argv, _run)

@@ -1,0 +1,139 @@
+"""`status [--json]`: who holds this worktree's write lease and job lock, and what to do about it.
+
+Reports the lease (holder job, session, pid, age, heartbeat fresh/stale, poisoned and why), the
+companion job lock, the last provenance record, and — when one is needed — the exact recovery
+command. Reads only local files: it never waits on the companion. Exit 0 when nothing needs
+recovery, 11 when something does, 3 outside git.
+"""
+
+import json
+import os
+import sys
+import time
+
+from maestro import knobs
+from maestro.cli_support import parser
+from maestro.locks import lockdir as claimlib
+from maestro.util import git as gitscope
+from maestro.locks import identity
+from maestro.locks import joblock
+from maestro.locks import lease
+from maestro.errors import Exit, MaestroError
+
+PYZ = "python3 ~/.claude/hooks/maestro.pyz"
+
+
+def lease_report(git_dir: str, now: float) -> dict:
+    lock = claimlib.LockDir(lease.lock_path(git_dir))
+    if not lock.exists():
+        return {"state": "absent", "path": lock.path}
+    state = lease.LeaseState(lock, lambda: now)
+    report = {"path": lock.path, "age_seconds": int(state.age)}
+    if state.identity is None or state.problem or (state.metadata is None and state.staged is None):
+        why = state.problem or ("no generation" if state.identity is None else "no metadata (initializing or orphaned)")
+        report.update(state="unidentifiable", reason=why,
+                      recovery=f"{PYZ} loop --clear-lease  (refused while the lock is younger than "
+                               f"{knobs.initializing_grace().value:g}s or a Codex writer is running)")
+        return report
+    pid = int(state.owner("pid", "0"))
+    owner = identity.owner_state(pid, state.owner("process_start", ""))
+    started = state.owner("started_epoch", "")
+    beat = state.heartbeat_epoch()
+    stale_after = knobs.heartbeat_stale().value
+    report.update(
+        job=state.owner("job_id"), session=state.owner("session_id"), pid=pid, owner=owner,
+        held_seconds=int(now - int(started)) if started.isdigit() else None,
+        heartbeat_age_seconds=None if beat is None else max(0, int(now) - beat),
+        digest_before=state.owner("digest_before", "unavailable"),
+    )
+    report["heartbeat"] = ("unknown" if beat is None else
+                           "stale" if stale_after and report["heartbeat_age_seconds"] > stale_after else "fresh")
+    if state.poisoned:
+        poison = state.poison
+        report.update(state="poisoned", poisoned_job=poison.get("unconfirmed_job", "unknown"),
+                      reason=poison.get("unconfirmed_reason", "unknown"),
+                      recovery=f"{PYZ} loop --clear-lease  (only once no Codex job is writing: check the job's state "
+                               "and `git status` first)")
+    elif owner == identity.DEAD:
+        report.update(state="orphaned", recovery=f"{PYZ} loop --clear-lease  (the owner process is gone; the next "
+                                                 "loop also reclaims it once its job is finished)")
+    else:
+        report["state"] = "held"
+    return report
+
+
+def joblock_report(git_dir: str) -> dict:
+    lock = claimlib.LockDir(joblock.lock_path(git_dir))
+    if not lock.exists():
+        return {"state": "absent", "path": lock.path}
+    ident, record, problem = joblock._read(lock)
+    report = {"path": lock.path}
+    if ident is None or problem or record is None:
+        report.update(state="unidentifiable", reason=problem or "no metadata",
+                      recovery=f"{PYZ} loop --clear-job-lock")
+        return report
+    alive = joblock._holder_alive(record)
+    report.update(state="held" if alive else "orphaned", job_class=record.get("class"),
+                  job=record.get("job") or "unknown", session=record.get("session") or "unknown",
+                  pid=int(record["pid"]))
+    if not alive:
+        report["recovery"] = f"{PYZ} loop --clear-job-lock  (refused while its job is still running)"
+    return report
+
+
+def last_provenance(git_dir: str) -> str:
+    path = os.path.join(git_dir, "maestro-provenance.log")
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - 65536))
+            lines = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+def render(report: dict) -> str:
+    lines = [f"worktree: {report['root']}"]
+    held = report["lease"]
+    if held["state"] == "absent":
+        lines.append("lease: free")
+    elif held["state"] == "unidentifiable":
+        lines.append(f"lease: UNIDENTIFIABLE ({held['reason']}; {held['age_seconds']}s old)")
+    else:
+        lines.append(
+            f"lease: {held['state'].upper()} by job={held['job']} session={held['session']} pid={held['pid']} "
+            f"({held['owner']}) for {held['held_seconds']}s; heartbeat {held['heartbeat']}"
+            + (f" ({held['heartbeat_age_seconds']}s ago)" if held["heartbeat_age_seconds"] is not None else ""))
+        if held["state"] == "poisoned":
+            lines.append(f"  poisoned: quiescence unconfirmed for job={held['poisoned_job']} reason={held['reason']}")
+    locked = report["job_lock"]
+    if locked["state"] == "absent":
+        lines.append("job lock: free")
+    elif locked["state"] == "unidentifiable":
+        lines.append(f"job lock: UNIDENTIFIABLE ({locked['reason']})")
+    else:
+        lines.append(f"job lock: {locked['state'].upper()} class={locked['job_class']} job={locked['job']} "
+                     f"session={locked['session']} pid={locked['pid']}")
+    lines.append(f"last provenance record: {report['provenance'] or '(none)'}")
+    for part in (held, locked):
+        if "recovery" in part:
+            lines.append(f"recover with: {part['recovery']}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv) -> int:
+    p = parser("status", __doc__)
+    p.add_argument("--json", action="store_true", help="one JSON object instead of lines")
+    args = p.parse_args(argv)
+    root = gitscope.scope_root()
+    if root is None:
+        raise MaestroError("maestro status: not inside a git repository", Exit.USAGE)
+    git_dir = gitscope.git_dir(root)
+    now = time.time()
+    report = {"version": 1, "command": "status", "root": root, "git_dir": git_dir,
+              "lease": lease_report(git_dir, now), "job_lock": joblock_report(git_dir),
+              "provenance": last_provenance(git_dir)}
+    needs = any("recovery" in report[key] for key in ("lease", "job_lock"))
+    report["needs_recovery"] = needs
+    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else render(report))
+    return Exit.BLOCKED if needs else Exit.OK

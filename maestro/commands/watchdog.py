@@ -1,0 +1,86 @@
+"""`watchdog`: one Write turn under one write lease, no local verification.
+
+    maestro watchdog --file PLAN [MAX_IDLE=300] [POLL=20]
+    maestro watchdog "<plan text>" [MAX_IDLE] [POLL]
+
+The job's result goes to stdout, its evidence to stderr, then `IMPLEMENTER_STATE: <state>`.
+Exit: 0 DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 125 POISONED (cancelled without confirmed
+quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last line:
+`MAESTRO_FINAL: WATCHDOG <STATE> rc=<n>`.
+"""
+
+import sys
+
+from maestro.commands.entry import UsageError, adapter_main, positive_seconds
+from maestro.util import progress
+
+STATES = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 125: "POISONED", 3: "FAILED", 4: "FAILED"}
+TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FAILED"}
+
+
+
+def parse(argv):
+    """(plan text, plan file or None, max idle, poll)."""
+    if not argv:
+        raise UsageError("usage: watchdog --file PLAN [MAX_IDLE] [POLL] | watchdog \"<plan text>\" [MAX_IDLE] [POLL]")
+    if argv[0] == "--file":
+        if len(argv) < 2:
+            raise UsageError("--file needs a plan file")
+        try:
+            with open(argv[1], encoding="utf-8", errors="replace") as handle:
+                plan = handle.read()
+        except OSError as exc:
+            raise UsageError(f"cannot read plan file {argv[1]}: {exc.strerror or exc}") from None
+        rest, plan_path = argv[2:], argv[1]
+    elif argv[0].startswith("--"):
+        raise UsageError(f"unknown argument: {argv[0]}")
+    else:
+        plan, rest, plan_path = argv[0], argv[1:], None
+    if len(rest) > 2:
+        raise UsageError(f"unknown argument: {rest[2]}")
+    if not plan.strip():
+        raise UsageError("the plan is empty")
+    max_idle = positive_seconds("MAX_IDLE", rest[0]) if rest else 300.0
+    poll = positive_seconds("POLL", rest[1]) if len(rest) > 1 else 20.0
+    return plan, plan_path, max_idle, poll
+
+
+def _run(argv) -> int:
+    plan, plan_path, max_idle, poll = parse(argv)
+    from maestro.workflow.context import WriteContext
+
+    ctx = WriteContext("WATCHDOG")
+    ctx.signals.install()
+    from maestro.workflow.run_record import RunRecorder
+
+    recorder = RunRecorder(ctx, "watchdog", plan, plan_path)
+    acquired = ctx.lease.acquire()
+    if acquired != 0:
+        return progress.final("WATCHDOG", {11: "BLOCKED", 4: "FAILED"}.get(acquired, "FAILED"), acquired)
+    rc = 4
+    outcome = None
+    try:
+        outcome = ctx.write_turn(max_idle, poll).run(plan)
+        rc = outcome.rc
+    finally:
+        if outcome is not None:
+            if outcome.result:
+                sys.stdout.write(outcome.result if outcome.result.endswith("\n") else outcome.result + "\n")
+                sys.stdout.flush()
+            for line in outcome.evidence:
+                sys.stderr.write(line.rstrip("\n") + "\n")
+            if rc != 125 and outcome.result.strip():
+                sys.stderr.write(f"IMPLEMENTER_STATE: {TURN_STATE.get(rc, 'FAILED')}\n")
+            sys.stderr.flush()
+        released = ctx.lease.release()
+        if released != 0 and rc not in (11, 125):
+            ctx.emit(f"WATCHDOG_RELEASE: completion downgraded to BLOCKED because the write lease could not be "
+                     f"released safely (was {STATES.get(rc, rc)})")
+            rc = 11
+        recorder.finish(STATES.get(rc, "FAILED"), rc, 1 if outcome is not None and outcome.started else 0,
+                        outcome.result if outcome is not None else "")
+    return progress.final("WATCHDOG", STATES.get(rc, "FAILED"), rc if rc in STATES else 4)
+
+
+def main(argv) -> int:
+    return adapter_main("WATCHDOG", "watchdog", __doc__, argv, _run)

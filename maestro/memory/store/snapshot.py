@@ -1,0 +1,381 @@
+"""The bounded snapshot: what a session is told from the store at its start (spec memory.md §2.6). Pure.
+
+`render(root, project=…, branch=…)` reads the track files and returns the text plus one stats row
+per section; it never writes anything (dsh appended a session entry to an empty USER.md while
+rendering — that write is dropped here).
+
+Order (§2.6; Global before User, as the reference code does):
+    # Session              sessionId / sessionName, when given (one bounded line; no stats cap)
+    # Global Memory        MEMORY.md                      2048 B, newest 8
+    # User Memory          USER.md                        4096 B, newest 8
+    # Project Key Memory   projects/<h>/KEY.md            6144 B, newest 12, branch-filtered; project only
+    # Project Context      projects/<h>/MEMORY.md         1024 B, newest 4, each cut to 600 chars; project only
+    # Project Knowledge    projects/<h>/REFERENCE.md      its first 2048 chars; project only
+    # Recent Daily         yesterday's last, then today's 512 B, at most 2
+    # ⚠️ Memory Write Backlog  a fixed text while session_id's write-guard state says alert
+                           (maestro/memory/store/write_guard.py; never the count; no stats row, like the note)
+    the discipline note    always last, exactly once; no stats row
+
+fitSection (§2.6): the newest entry is always kept — over the cap with a `[summary:…]` it is
+compacted to its header tokens; untagged and over 2×cap it is cut to 2×cap bytes on a UTF-8
+boundary, `…[truncated]` included. Each older entry costs its UTF-8 bytes + 5 (the `\\n---\\n`
+separator); the walk stops at the first one that does not fit or at the entry budget, so the kept
+entries are the newest, contiguous, and shown in file order. Runs of `{`/`}` collapse to one
+(per entry, before fitting, so the stats are the bytes shown).
+
+Choices where §2.6 is silent:
+- A section with no entries is left out (and has `entries` 0 in its stats row); a store with no
+  entries at all renders `empty` — the note alone (session-start then prints nothing).
+- `bytes` counts a section's body (entries and separators), not its `# Title` line.
+- A compacted entry whose summary is itself over 2×cap is cut like an untagged one.
+- Project Context: an entry over 600 characters is cut to 599 + `…` and counts as `truncated`.
+- Project Knowledge: the file's trimmed text, cut to 2048 characters (`…[truncated]` within them).
+- Key with no branch known (no git, detached HEAD): every entry shows, as `memory list key` does.
+- Daily: "yesterday" and "today" are local dates; a day with no file contributes nothing; its
+  `dropped` counts only those two candidates, not the rest of the day's entries.
+- Files are read as strict UTF-8: a file that is not UTF-8 is an error (StoreError), never guessed at.
+- `max_chars`: when the caps add up to more than the caller can take, every cap is scaled down
+  and the sections re-fitted; as a last resort the text is cut before the note (`clipped`).
+"""
+
+import datetime
+import os
+import re
+
+from maestro.memory.store import entry as grammar
+from maestro.memory.store.errors import StoreError
+
+SEPARATOR = "\n---\n"
+SEPARATOR_BYTES = len(SEPARATOR.encode())
+TRUNCATED = "…[truncated]"
+CONTEXT_ENTRY_CHARS = 600
+SESSION_VALUE_CHARS = 100
+
+# key: (title, cap in bytes (reference: characters), entry budget)
+SECTIONS = {
+    "memory": ("# Global Memory", 2048, 8),
+    "user": ("# User Memory", 4096, 8),
+    "key": ("# Project Key Memory", 6144, 12),
+    "autoRecall": ("# Project Context", 1024, 4),
+    "reference": ("# Project Knowledge", 2048, 1),
+    "recentDaily": ("# Recent Daily", 512, 2),
+}
+PROJECT_SECTIONS = ("key", "autoRecall", "reference")
+
+BACKLOG_TITLE = "# ⚠️ Memory Write Backlog"
+BACKLOG_TEXT = (
+    "Several tool-using turns have passed without a daily or project memory entry. Record what was "
+    "learned now (maestro memory add daily …, or add project … for this project's timeline)."
+)
+
+NOTE = (
+    "Memory discipline: add a daily entry only for a turn with real progress, never idle filler "
+    "(maestro memory add daily …); put decisions through memory_suggest target=key with a reason rather "
+    "than writing them directly; check maestro_todo when it is relevant (at most 8 items)."
+)
+
+_BRACES = re.compile(r"\{\{+|\}\}+")
+_BRANCH_ANY = re.compile(r"\[branch:", re.IGNORECASE | re.ASCII)
+
+
+class SectionStats:
+    """One section's stats row (§2.6): cap None is the session line, bounded by construction.
+    (Plain classes, not dataclasses: building a dataclass costs the hook a millisecond each.)"""
+
+    FIELDS = ("key", "title", "cap", "budget", "bytes", "entries", "dropped", "truncated")
+    __slots__ = FIELDS
+
+    def __init__(self, key, title, cap=None, budget=None, bytes=0, entries=0, dropped=0, truncated=0):
+        self.key, self.title, self.cap, self.budget = key, title, cap, budget
+        self.bytes, self.entries, self.dropped, self.truncated = bytes, entries, dropped, truncated
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+
+class Snapshot:
+    __slots__ = ("text", "sections", "empty", "clipped", "scale")
+
+    def __init__(self, text, sections, empty=True, clipped=False, scale=1.0):
+        self.text, self.sections, self.empty, self.clipped, self.scale = text, sections, empty, clipped, scale
+
+    @property
+    def total_bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    def as_dict(self) -> dict:
+        return {"totalBytes": self.total_bytes, "totalChars": len(self.text), "empty": self.empty,
+                "clipped": self.clipped, "scale": self.scale, "sections": [s.as_dict() for s in self.sections]}
+
+
+# --- pure pieces -----------------------------------------------------------------------------
+
+
+def collapse_braces(text: str) -> str:
+    return _BRACES.sub(lambda m: m.group(0)[0], text)
+
+
+def utf8_cut(text: str, limit: int) -> str:
+    """The longest prefix of `text` whose UTF-8 encoding is at most `limit` bytes."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[:max(limit, 0)].decode("utf-8", "ignore")
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut to at most `limit` bytes, the marker included (the marker alone if nothing else fits)."""
+    room = limit - _size(TRUNCATED)
+    return grammar.trim(utf8_cut(text, room)) + TRUNCATED if room > 0 else TRUNCATED
+
+
+def compact(entry: str, daily: bool = False):
+    """Header tokens + `[summary:…]` without the body, or None for an entry with no summary tag."""
+    parts = grammar.split(entry, daily)
+    if not parts.summary:
+        return None
+    return grammar.trim(parts.head)
+
+
+def fit(entries, cap: int, budget: int, daily: bool = False):
+    """fitSection: (kept entries in file order, dropped, truncated). `entries` are in file order."""
+    if not entries or budget < 1:
+        return [], len(entries), 0
+    newest, truncated = entries[-1], 0
+    if _size(newest) > cap:
+        compacted = compact(newest, daily)
+        if compacted is not None:
+            newest = compacted
+        if _size(newest) > 2 * cap:
+            newest, truncated = truncate(newest, 2 * cap), 1
+    kept, used = [newest], _size(newest)
+    for older in reversed(entries[:-1]):
+        if len(kept) >= budget:
+            break
+        cost = _size(older) + SEPARATOR_BYTES
+        if used + cost > cap:
+            break
+        kept.append(older)
+        used += cost
+    kept.reverse()
+    return kept, len(entries) - len(kept), truncated
+
+
+def _shown(value, limit: int = SESSION_VALUE_CHARS) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
+    try:
+        return grammar.decode(data)
+    except StoreError as exc:
+        raise StoreError(f"{path}: {exc.message}", "malformed") from None
+
+
+def _entries(path: str) -> list:
+    return grammar.parse_entries(_read_text(path))
+
+
+class Sources:
+    """Each section's candidate entries in file order (newest brace-collapsed), read once per render."""
+
+    __slots__ = ("memory", "user", "key", "autoRecall", "reference", "recentDaily", "project_total", "sliced")
+
+    def __init__(self, memory, user, key, autoRecall, reference, recentDaily, project_total=0,  # noqa: N803
+                 sliced=frozenset()):
+        self.memory, self.user, self.key, self.autoRecall = memory, user, key, autoRecall
+        self.reference, self.recentDaily = reference, recentDaily
+        self.project_total = project_total  # project entries before the newest-4 cut
+        self.sliced = sliced  # autoRecall entries cut to 600 characters
+
+
+def read_sources(root: str, project: str = None, branch: str = None, today: datetime.date = None) -> Sources:
+    from maestro.memory.store import layout
+
+    lay = layout.Layout(root)
+    today = today or datetime.date.today()
+
+    def track(name, keep=None, branch=None):
+        """The file's entries, those `branch` may see, the newest `keep` (the most a section can
+        show) brace-collapsed — collapsing 2 MB of entries nobody sees would be wasted time."""
+        entries = _entries(lay.target(name, project).path)
+        if branch:  # the regex screen keeps a big store fast; only a hit is parsed
+            entries = [e for e in entries
+                       if not _BRANCH_ANY.search(e) or branch in (grammar.branches(e) or (branch,))]
+        cut = max(len(entries) - keep, 0) if keep is not None else 0
+        return entries[:cut] + [collapse_braces(e) for e in entries[cut:]]
+
+    key, recall, reference, total, sliced = [], [], "", 0, set()
+    if project:
+        key = track("key", SECTIONS["key"][2], branch)
+        timeline = track("project", SECTIONS["autoRecall"][2])
+        total = len(timeline)
+        for e in timeline[-SECTIONS["autoRecall"][2]:]:
+            if len(e) > CONTEXT_ENTRY_CHARS:
+                e = e[: CONTEXT_ENTRY_CHARS - 1] + "…"
+                sliced.add(e)
+            recall.append(e)
+        reference = collapse_braces(grammar.trim(_read_text(lay.target("reference", project).path)))
+    daily = []
+    for day in (today - datetime.timedelta(days=1), today):
+        entries = _entries(lay.target("daily", date=day.isoformat()).path)
+        if entries:
+            daily.append(collapse_braces(entries[-1]))
+    return Sources(track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2]), key, recall, reference, daily, total, frozenset(sliced))
+
+
+def _git(directory: str, args, timeout: float):
+    """(exit status, stdout) of `git -C directory <args>`, or None when git is missing or too slow.
+
+    posix_spawn and a pipe instead of `subprocess`: importing that module would cost the
+    session-start hook ~3.5 ms, most of its memory budget."""
+    import select
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+    read_fd, write_fd = os.pipe()  # both close-on-exec; the child gets write_fd as its stdout only
+    try:
+        try:
+            pid = os.posix_spawnp("git", ["git", "-C", directory, *args], env, file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write_fd, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+        finally:
+            os.close(write_fd)
+        chunks, deadline, done = [], time.monotonic() + timeout, False
+        while not done:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
+                import signal  # only on a timeout: the import costs the hook ~0.5 ms
+
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            chunk = os.read(read_fd, 65536)
+            chunks.append(chunk)
+            done = not chunk
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except OSError:
+        return None
+    finally:
+        os.close(read_fd)
+    return status, b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def locate(cwd: str, timeout: float = 2.0):
+    """(project root, branch or None) of a working directory with one short `git rev-parse`.
+
+    Outside git the project root is the directory itself; an unborn or detached HEAD gives no
+    branch. A slow or missing git is the same as no git. Never writes."""
+    directory = os.path.realpath(cwd)
+    if not os.path.isdir(directory):
+        raise StoreError(f"not a directory: {cwd}", "usage")
+    result = _git(directory, ["rev-parse", "--show-toplevel", "--abbrev-ref", "HEAD"], timeout)
+    if result is None:
+        return directory, None
+    status, out = result
+    lines = out.splitlines()
+    root = os.path.realpath(lines[0]) if lines and os.path.isabs(lines[0]) else directory
+    branch = lines[1].strip() if status == 0 and len(lines) > 1 else None
+    return root, (branch if branch and branch != "HEAD" else None)
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def _section(key: str, sources: Sources, cap: int, budget: int):
+    """(stats, body or '')."""
+    title = SECTIONS[key][0]
+    stats = SectionStats(key, title, cap, budget)
+    if key == "reference":
+        text = sources.reference
+        if not text:
+            return stats, ""
+        if len(text) > cap:
+            room = cap - len(TRUNCATED)
+            text = (grammar.trim(text[:room]) + TRUNCATED) if room > 0 else TRUNCATED
+            stats.truncated = 1
+        stats.entries, stats.bytes = 1, _size(text)
+        return stats, text
+    entries = getattr(sources, key)
+    kept, dropped, truncated = fit(entries, cap, budget, daily=key == "recentDaily")
+    if key == "autoRecall":
+        dropped += sources.project_total - len(entries)
+        truncated += sum(1 for e in kept if e in sources.sliced)
+    body = SEPARATOR.join(kept)
+    stats.entries, stats.dropped, stats.truncated, stats.bytes = len(kept), dropped, truncated, _size(body)
+    return stats, body
+
+
+def compose(sources: Sources, project: bool, session_id=None, session_name=None, caps=None,
+            scale: float = 1.0, backlog: bool = False) -> Snapshot:
+    caps = dict(caps or {})
+    blocks, rows = [], []
+    if session_id or session_name:
+        line = " | ".join(f"{name}: {_shown(value)}" for name, value in
+                          (("sessionId", session_id), ("sessionName", session_name)) if value)
+        blocks.append("# Session\n" + line)
+        rows.append(SectionStats("session", "# Session", bytes=_size(line), entries=1))
+    empty = True
+    for key, (title, cap, budget) in SECTIONS.items():
+        if key in PROJECT_SECTIONS and not project:
+            continue
+        cap = max(int(caps.get(key, cap) * scale), 0)
+        stats, body = _section(key, sources, cap, budget)
+        rows.append(stats)
+        if body:
+            empty = False
+            blocks.append(f"{title}\n{body}")
+    if backlog:
+        blocks.append(f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}")
+    blocks.append(NOTE)
+    text = collapse_braces("\n\n".join(blocks)) + "\n"
+    return Snapshot(text, rows, empty, scale=scale)
+
+
+def render(root: str, project: str = None, branch: str = None, session_id=None, session_name=None,
+           today: datetime.date = None, caps=None, max_chars: int = None) -> Snapshot:
+    """The snapshot of the store at `root` for the project root `project` (None: no project sections)
+    and `branch` (None: no branch filter). `caps` overrides section caps by key; `max_chars` bounds
+    the whole text (characters), scaling every cap down when needed. With a `session_id` whose
+    write-guard state says alert, the fixed backlog section comes just before the note."""
+    branch = branch if branch and branch != "HEAD" else None
+    sources = read_sources(root, project, branch, today)
+    backlog = False
+    if session_id is not None:
+        from maestro.memory.store import write_guard as guard
+
+        backlog = guard.alert_due(root, session_id)
+    snap = compose(sources, bool(project), session_id, session_name, caps, backlog=backlog)
+    if max_chars is None or len(snap.text) <= max_chars:
+        return snap
+    scale = 1.0
+    for _ in range(6):
+        scale *= max(max_chars / len(snap.text), 0.05) * 0.9
+        snap = compose(sources, bool(project), session_id, session_name, caps, scale, backlog)
+        if len(snap.text) <= max_chars:
+            return snap
+    tail = "\n\n" + (f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}\n\n" if backlog else "") + NOTE + "\n"
+    room = max_chars - len(tail) - len(TRUNCATED)
+    if room <= 0:
+        snap.text, snap.clipped = "", True
+        return snap
+    head = snap.text[: len(snap.text) - len(tail)][:room]
+    snap.text, snap.clipped = head + TRUNCATED + tail, True
+    return snap

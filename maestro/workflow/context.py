@@ -1,0 +1,124 @@
+"""Everything a write adapter needs, wired from the environment: scope, companion transport,
+write lease, job-lock factory, provenance hooks and validated knobs. One place, so `loop`,
+`watchdog` and `status` agree on paths and budgets."""
+
+import os
+import time
+
+from maestro import knobs
+from maestro.util import git as gitscope
+from maestro.util import progress
+from maestro.util import signals as signal_state
+from maestro.errors import Exit, MaestroError
+
+
+def repository(scope: str, purpose: str):
+    """(scope root, per-worktree git dir), or MaestroError rc 3 outside git."""
+    root = gitscope.scope_root()
+    if root is None:
+        raise MaestroError(f"{scope}_ERROR: not inside a git repository; {purpose}", Exit.USAGE)
+    return root, gitscope.git_dir(root)
+
+
+def companion_transport(scope: str, emit, should_stop=None, pause=None):
+    """A bounded Transport to the discovered companion, or MaestroError rc 3 when there is none."""
+    from maestro.codex.companion import Transport
+    from maestro.codex.discovery import find_companion
+
+    companion = find_companion()
+    if companion is None:
+        raise MaestroError(
+            f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
+            "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
+    return Transport(companion.argv(), cwd=os.getcwd(), emit=emit, call_timeout=knobs.companion_timeout().value,
+                     should_stop=should_stop, pause=pause)
+
+
+class WriteContext:
+    def __init__(self, scope: str, *, need_companion: bool = True):
+        self.emit = progress.emit
+        for knob in (knobs.lock_wait(), knobs.lock_wait_poll(), knobs.heartbeat_interval(), knobs.heartbeat_stale(),
+                     knobs.companion_timeout(), knobs.max_dispatch(write=True), knobs.verify_timeout()):
+            if knob.warning:
+                self.emit(knob.warning)
+        self.root, self.git_dir = repository(scope, "maestro dispatches writes only in git")
+        self.signals = signal_state
+        self.first_entries = self.last_entries = None
+        self.transport = None
+        if need_companion:
+            self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause)
+        self.lease = self._lease()
+        if self.transport is not None:
+            self.transport.tick = self.lease.heartbeat
+
+    def writers(self):
+        return self.transport.global_writers() if self.transport is not None else None
+
+    def digest(self) -> str:
+        """The tree digest the lease records; the per-path records of the first and the latest
+        observed digest are kept so that the run's outcome can name the files changed in between."""
+        from maestro.provenance import digest as provenance
+
+        entries = {}
+        value = provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self._beat,
+                                                 should_stop=self.signals.stop_requested, entries=entries)
+        if provenance.is_observed(value):
+            if self.first_entries is None:
+                self.first_entries = entries
+            self.last_entries = entries
+        return value
+
+    def files_changed(self):
+        """Paths whose digest record differs between the first and the latest digest of this run
+        (None when fewer than two digests were observed)."""
+        if self.first_entries is None or self.last_entries is self.first_entries:
+            return None
+        before, after = self.first_entries, self.last_entries
+        return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+    def log_dispatch(self, kind, job, session, before, after) -> None:
+        from maestro.provenance import log as provenance_log
+
+        provenance_log.log_dispatch(self.git_dir, kind, job, session, before, after)
+
+    def baseline(self, digest: str) -> None:
+        from maestro.provenance import log as provenance_log
+
+        provenance_log.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
+
+    def _beat(self) -> None:
+        lease = getattr(self, "lease", None)
+        if lease is not None:
+            lease.heartbeat()
+
+    def _lease(self):
+        from maestro.locks.lease import WriteLease
+
+        return WriteLease(
+            self.git_dir, writers=self.writers, digest=self.digest, emit=self.emit, log_dispatch=self.log_dispatch,
+            baseline=self.baseline, wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
+            heartbeat_interval=knobs.heartbeat_interval().value, heartbeat_stale=knobs.heartbeat_stale().value,
+            init_grace=knobs.initializing_grace().value, should_stop=self.signals.stop_requested,
+            sleep=self.signals.pause,
+        )
+
+    def joblock(self, job_class: str):
+        from maestro.locks.joblock import JobLock
+
+        return JobLock(
+            self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit, writers=self.writers,
+            session=self.lease.session, wait_budget=knobs.lock_wait().value,
+            wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
+            should_stop=self.signals.stop_requested, sleep=self.signals.pause,
+        )
+
+    def write_turn(self, max_idle: float, poll: float):
+        from maestro.workflow.turn import WriteTurn
+        from maestro.codex.pins import read_pins
+
+        return WriteTurn(
+            lease=self.lease, joblock_factory=self.joblock, transport=self.transport, pins=read_pins(), emit=self.emit,
+            signals=self.signals, max_idle=max_idle, poll=poll, max_total=knobs.max_dispatch(write=True).value,
+            scratch_dir=os.environ.get("TMPDIR") or "/tmp", clock=time.monotonic,
+            retry_sleep=knobs.retry_sleep().value,
+        )

@@ -1,0 +1,273 @@
+"""One Write turn (spec §1.5): the plan plus the IMPLEMENTER CONTRACT, dispatched to Codex under
+the caller's write lease and a companion job lock, polled to an end, classified by its RESULT line.
+
+Shared by `loop` and `watchdog`. Return codes: 0 DONE, 10 NEEDS_ANSWERS, 11 BLOCKED (including
+every companion failure after launch: no second billed attempt), 4 FAILED (the implementer said
+so), 3 could not start, 125 POISONED (a cancellation whose end was never observed).
+"""
+
+import os
+import re
+from dataclasses import dataclass, field
+
+CONTRACT = """
+
+--- IMPLEMENTER CONTRACT (always applies) ---
+- You implement; the orchestrator planned. Carry out the plan above as written: no redesign, no
+  extra scope, no "improvements" to neighbouring code. Touch only the files the plan names.
+- Your edits land on disk for real. Stay inside the plan's file scope.
+- Built-in web search is off (it hangs background jobs). The plan carries the external facts you
+  need. For a version-sensitive fact it lacks you MAY use your configured MCP tools, at most 2
+  lookups per run and never as a substitute for the plan; if a lookup fails, do not retry — ask
+  through QUESTIONS when the fact matters, otherwise keep to the plan. When you rely on such a
+  fact, say "verified via <mcp>: <fact>" in your report.
+- If the plan is ambiguous, contradicts the code, or one step fails twice: STOP. Do not guess or
+  improvise another approach. End with:
+    RESULT: NEEDS_ANSWERS
+    QUESTIONS:
+    1. <what you found, what must be decided, what each answer would mean>
+- The one exception: a default or scope grant written in the plan that covers the case. Apply it,
+  continue, and disclose it on a line
+    DEFAULT_APPLIED: <what you applied> — <the plan text that allowed it>
+  (a disclosure, never a result). A default the plan does not state is a guess: stop instead.
+- When you stop with NEEDS_ANSWERS or BLOCKED your thread ends; the next run starts fresh. Leave
+  a capsule for it:
+    CONTINUATION:
+    - Completed: <finished steps and the files they touched>
+    - Evidence: <the exact output or constraint that stopped you>
+    - Next: <the next step for each possible answer>
+- Run the verification commands the plan names — only those — and paste their real output and
+  exit codes. Do not add wider suites on your own: the caller re-runs its own verification after
+  you finish, and a long suite here spends a deadline that is not yours. If the named commands
+  cannot prove the work, say so and ask through QUESTIONS. A claim without output is not proof.
+- Finish with exactly ONE result line, then the evidence:
+    RESULT: DONE            — plan carried out, verification output below
+    RESULT: NEEDS_ANSWERS   — followed by a numbered QUESTIONS: block
+    RESULT: BLOCKED         — missing access or credentials, or a destructive step; name it
+    RESULT: FAILED          — verification failed; paste the failing output
+- List every file you created or changed; leave no stray files.
+- Before the first edit run `git status --short` and note what was already dirty. A dirty tree is
+  normal here and never a reason to stop. Keep every existing change: do not revert, stash,
+  check out or commit work that is not yours. Report the dirty paths you saw and confirm you left
+  the out-of-scope ones alone.
+- Keep the report under about 400 words plus verification output and any CONTINUATION capsule;
+  it is read by a model reviewing your diff.
+- Write the least code that works: reuse what the repository has, prefer the standard library,
+  add no abstraction, dependency or setting the plan did not ask for.
+"""
+
+_RESULT_LINE = re.compile(r"RESULT:\s*(DONE|NEEDS_ANSWERS|BLOCKED|FAILED)(?:\s*[^\w\s].*)?\s*")
+STATE_RC = {"DONE": 0, "NEEDS_ANSWERS": 10, "BLOCKED": 11, "FAILED": 4}
+
+
+def result_state(text: str) -> str:
+    """The last valid RESULT record (spec §1.5, with #9's punctuation-led reason), or ''."""
+    state = ""
+    for line in text.splitlines():
+        match = _RESULT_LINE.fullmatch(line)
+        if match:
+            state = match.group(1)
+    return state
+
+
+@dataclass
+class TurnOutcome:
+    rc: int
+    job: str = ""
+    result: str = ""  # the job's result text (stdout material)
+    evidence: list = field(default_factory=list)  # stderr material
+    state: str = ""  # DONE/NEEDS_ANSWERS/BLOCKED/FAILED, or '' when no valid record
+    started: bool = False  # a job was launched (the loop counts an attempt)
+
+
+def write_routing(pins):
+    """(model, effort flag or '', note, error). Spec §3: max/ultra only when equal to the config effort."""
+    from maestro.codex.pins import WRAPPER_EFFORTS
+
+    if not pins.complete:
+        return "", "", "", ("no Codex model/effort pinned — run: python3 ~/.claude/hooks/maestro.pyz model-select "
+                            "<model> <debate-effort> <impl-effort> <impl-model>")
+    if pins.impl_model_invalid:  # never fall back silently to another model than the one pinned
+        return "", "", "", ("~/.codex/maestro-impl-model does not hold a valid model name — re-pin with: "
+                            "python3 ~/.claude/hooks/maestro.pyz model-select <model> <debate-effort> <impl-effort> "
+                            "<impl-model>")
+    model = pins.impl_model or pins.model
+    effort = pins.impl_effort
+    if effort in WRAPPER_EFFORTS:
+        return model, effort, "", ""
+    if effort in ("max", "ultra") and effort == pins.debate_effort:
+        note = (f"CODEX: companion cannot express implementation effort={effort} as a flag; the pinned top-level "
+                "config value is the same tier and governs this write dispatch")
+        return model, "", note, ""
+    return "", "", "", (f"implementation effort {effort!r} cannot be dispatched (max/ultra only when the debate "
+                        f"effort is the same value; else one of {', '.join(WRAPPER_EFFORTS)})")
+
+
+class CompanionTurn:
+    """What every companion turn carries: its job lock, transport, budgets and clock."""
+
+    def __init__(self, *, joblock_factory, transport, emit, signals, max_idle, poll, max_total, scratch_dir,
+                 clock, retry_sleep=3.0):
+        self.joblock_factory = joblock_factory
+        self.transport = transport
+        self.emit = emit
+        self.signals = signals
+        self.max_idle = max_idle
+        self.poll = poll
+        self.max_total = max_total
+        self.scratch_dir = scratch_dir
+        self.clock = clock
+        self.retry_sleep = retry_sleep
+        self.job = ""
+
+
+class WriteTurn(CompanionTurn):
+    """One Write turn. `lease` is the caller's WriteLease; `transport` a companion Transport."""
+
+    def __init__(self, *, lease, pins, **common):
+        super().__init__(**common)
+        self.lease = lease
+        self.pins = pins
+
+    def run(self, plan: str) -> TurnOutcome:
+        outcome = TurnOutcome(rc=3)
+        if os.environ.get("MAESTRO_COMPANION_MODEL") or os.environ.get("MAESTRO_COMPANION_EFFORT"):
+            # The override is for read-only turns; a write on another model than the pinned
+            # implementation model must be an explicit re-pin, never a leftover variable.
+            outcome.evidence.append("WATCHDOG_ERROR: MAESTRO_COMPANION_MODEL/MAESTRO_COMPANION_EFFORT override "
+                                    "read-only turns only; unset them for a write dispatch (or re-pin with "
+                                    "model-select)")
+            return outcome
+        model, effort, note, error = write_routing(self.pins)
+        if error:
+            outcome.evidence.append(f"WATCHDOG_ERROR: {error}")
+            return outcome
+        joblock = self.joblock_factory("write")
+        locked = joblock.acquire()
+        if locked == 4:
+            outcome.rc = 4  # interrupted while waiting: nothing was launched
+            return outcome
+        if locked != 0:
+            outcome.rc = 11
+            outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock is busy or unidentifiable")
+            return outcome
+        keep_joblock = False
+        try:
+            refusal = self.transport.write_probe()
+            if refusal:
+                outcome.evidence.append(f"WATCHDOG_ERROR: {refusal}")
+                return outcome
+            if note:
+                self.emit(note)
+            if not self.lease.guard():
+                outcome.rc = 11
+                outcome.evidence.append("WATCHDOG_BLOCKED: the write lease is no longer held or is poisoned; "
+                                        "nothing was dispatched")
+                return outcome
+            if self.signals.stop_requested():
+                outcome.rc = 4
+                return outcome
+            turn_started = self.clock()
+            rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort,
+                                                    scratch_dir=self.scratch_dir)
+            if rc != 0:
+                outcome.evidence.append(f"LOOP_ERROR: {output}")
+                return outcome
+            outcome.started = True
+            if not job:
+                keep_joblock = True  # a job may exist that we cannot name: keep both locks
+                self.lease.stage_poison("unknown", "launch-publication-failed")
+                self.lease.promote_poison()
+                outcome.rc = 125
+                outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
+                                     f"WATCHDOG_POISONED: the companion launched without a job id; quiescence "
+                                     f"unconfirmed. Output: {output[-500:]}"]
+                return outcome
+            self.job = outcome.job = job
+            if not (self.lease.publish_job(job) and joblock.publish_job(job)):
+                return self._cancel(outcome, "launch-publication-failed", joblock)
+            self.emit(f"WATCHDOG: started {job} (model={model} effort={effort or self.pins.impl_effort}, write mode, "
+                      f"max_idle={self.max_idle:g}s poll={self.poll:g}s)")
+            self._verify_pin(job, model, effort)
+            end, detail = self.transport.wait(job, max_total=self.max_total, max_idle=self.max_idle, poll=self.poll,
+                                              turn_started=turn_started)
+            if end == "cancel":
+                reason = self.signals.reason() if detail == "signal" else detail
+                return self._cancel(outcome, reason, joblock)
+            if end == "cancelled":
+                self.lease.stage_poison(job, "cancelled-observed")
+                self.lease.promote_poison()
+                self.emit(f"MAESTRO_POLL: companion reported job={job} state=cancelled; write lease poisoned and no "
+                          "replacement will start")
+                outcome.evidence.append(f"CANCELLATION_FACT: job={job} reason=cancelled-observed request=not-needed "
+                                        "source=observed")
+                return self._poisoned(outcome)
+            rc, text, evidence = self.transport.result(job, self.retry_sleep)
+            if evidence:
+                outcome.evidence.append(evidence.rstrip("\n"))
+            outcome.result = text
+            if end == "failed" or rc != 0:
+                outcome.evidence.append(f"job {job} ended in state {detail}" if end == "failed" else
+                                        f"job {job} returned an empty or failed result twice")
+                return self._companion_failure(outcome)
+            outcome.state = result_state(text)
+            if not outcome.state:
+                return self._companion_failure(outcome)
+            outcome.rc = STATE_RC[outcome.state]
+            return outcome
+        finally:
+            if not keep_joblock and joblock.release() != 0 and outcome.rc in (0, 10, 4):
+                outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock could not be released safely")
+                outcome.rc = 11
+
+    def _verify_pin(self, job: str, model: str, effort: str) -> None:
+        status = self.transport.status(job)
+        if status is None or not status.request:
+            return
+        recorded_model = status.request.get("model")
+        recorded_effort = status.request.get("effort")
+        if recorded_model != model or recorded_effort != (effort or None):
+            self.emit(f"CODEX: pin verification warning for {job}: requested model={model} effort={effort or 'null'}; "
+                      f"recorded model={recorded_model} effort={recorded_effort}")
+
+    def _companion_failure(self, outcome: TurnOutcome) -> TurnOutcome:
+        outcome.rc = 11
+        outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
+                             f"WATCHDOG_BLOCKED: job={outcome.job} ended without a valid RESULT record (or its result "
+                             "could not be read); no further attempt was billed"]
+        return outcome
+
+    def _poisoned(self, outcome: TurnOutcome) -> TurnOutcome:
+        outcome.rc = 125
+        outcome.result = "RESULT: BLOCKED\n"
+        outcome.evidence.append(f"WATCHDOG_POISONED: job={outcome.job or 'unknown'} ended without confirmed quiescence; "
+                                "the write lease is retained. Check `status`, then recover with: "
+                                "python3 ~/.claude/hooks/maestro.pyz loop --clear-lease")
+        return outcome
+
+    def _cancel(self, outcome: TurnOutcome, reason: str, joblock) -> TurnOutcome:
+        """Stage poison first, then cancel (spec §1.5/§3); a live turn's peers are cancelled too."""
+        job = outcome.job or "unknown"
+        staged = self.lease.stage_poison(job, reason)
+        request = "not-attempted"
+        if staged and outcome.job:
+            request = "acknowledged" if self.transport.cancel(job) else "unconfirmed"
+            self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={job} log=unknown")
+            if reason.startswith("signal-"):
+                for other, write in sorted((self.transport.global_writers(interruptible=False) or {}).items()):
+                    if write and other != job:
+                        self.transport.cancel(other)
+                        self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={other} log=unknown")
+        elif not staged:
+            self.emit(f"MAESTRO_LOCK: could not stage cancellation poison for job={job} reason={reason}; the job was "
+                      "not cancelled and may still be running. Recover only after no Codex job is writing: "
+                      "python3 ~/.claude/hooks/maestro.pyz loop --clear-lease")
+        if staged:
+            self.lease.promote_poison()
+        if reason == "deadline":
+            self.emit(f"MAESTRO_RECOVERY: UNREPORTED_PARTIAL job={job} reason=deadline; the tree may hold partial "
+                      "edits; review `git status` before clearing the lease")
+        source = "signal-handler" if reason.startswith("signal-") else "request"
+        outcome.evidence.append(f"CANCELLATION_FACT: job={job} reason={reason} request={request} source={source}")
+        outcome.evidence.append(f"MAESTRO_CANCEL: job={job} reason={reason} request={request}")
+        return self._poisoned(outcome)
