@@ -117,7 +117,7 @@ def clear_flag(session_id: str) -> bool:
 
 
 def is_flag_name(name: str) -> bool:
-    from maestro.hooks.policy import is_valid_session_id
+    from maestro.util.session import is_valid_session_id
 
     return (
         name.startswith(_PREFIX)

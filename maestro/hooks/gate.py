@@ -19,7 +19,8 @@ import os
 import sys
 
 from maestro.hooks import policy
-from maestro.hooks.payload import PayloadError, read_object
+from maestro.util.fastjson import PayloadError, read_object
+from maestro.util.session import is_valid_session_id
 
 FAIL_CLOSED = (
     "ORCHESTRATOR GATE: could not read the hook payload; failing closed for edits — "
@@ -169,7 +170,7 @@ def decide(payload) -> tuple:
     from maestro import paths
     from maestro import direct_edit as flags
 
-    if not isinstance(payload, dict) or not policy.is_valid_session_id(payload.get("session_id")):
+    if not isinstance(payload, dict) or not is_valid_session_id(payload.get("session_id")):
         raise _Malformed("payload or session_id")
     cwd = payload.get("cwd")
     if cwd is not None and not isinstance(cwd, str):

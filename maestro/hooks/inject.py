@@ -19,8 +19,8 @@ tied to a trustworthy prompt must not survive it.
 import sys
 
 from maestro import direct_edit as flags
-from maestro.hooks.payload import PayloadError
-from maestro.hooks.policy import is_valid_session_id
+from maestro.util.fastjson import PayloadError
+from maestro.util.session import is_valid_session_id
 
 
 class _Revoke(Exception):
@@ -90,7 +90,7 @@ def main(argv) -> int:
 
         return hook_help("inject", __doc__, argv)
     try:
-        from maestro.hooks.payload import parse, read_stdin
+        from maestro.util.fastjson import parse, read_stdin
 
         try:
             payload = parse(read_stdin())

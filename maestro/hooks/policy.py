@@ -1,4 +1,4 @@
-"""File classification and session-id validation shared by the gate and the installer's checks.
+"""File classification shared by the gate and the installer's checks (session ids: maestro/util/session.py).
 
 Pure functions, no regular expressions (the gate must not pay for importing `re`). The gate and
 inject hooks make opposite sides of one authorization decision, so the lists live here once.
@@ -18,17 +18,6 @@ NONCODE_BASENAMES = frozenset(
 )
 
 HARNESS_SEGMENTS = frozenset((".claude", ".codex"))
-
-_SESSION_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-
-
-def is_valid_session_id(value) -> bool:
-    """`[A-Za-z0-9_-]{1,64}`: safe in a file name and in a shell `export` line."""
-    return (
-        isinstance(value, str)
-        and 0 < len(value) <= 64
-        and all(ch in _SESSION_ID_CHARS for ch in value)
-    )
 
 
 def extension_of(basename: str) -> str:

@@ -19,7 +19,7 @@ memory part drops only the memory part (and leaves a crash note).
 import os
 import sys
 
-from maestro.hooks.policy import is_valid_session_id
+from maestro.util.session import is_valid_session_id
 
 NOT_PINNED = "(Codex default — not pinned)"
 CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (characters)
@@ -206,7 +206,7 @@ def record_cost(root: str, result) -> None:
 
 
 def _payload() -> dict:
-    from maestro.hooks.payload import PayloadError, read_object
+    from maestro.util.fastjson import PayloadError, read_object
 
     try:
         return read_object()

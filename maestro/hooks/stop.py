@@ -20,7 +20,7 @@ OUTPUT = '{"continue": true}'
 
 
 def _payload() -> dict:
-    from maestro.hooks.payload import PayloadError, read_object
+    from maestro.util.fastjson import PayloadError, read_object
 
     try:
         return read_object()

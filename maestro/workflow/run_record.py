@@ -34,7 +34,7 @@ def named_files(text: str, root: str) -> list:
 
 
 def session_id():
-    from maestro.hooks.policy import is_valid_session_id
+    from maestro.util.session import is_valid_session_id
 
     value = os.environ.get("MAESTRO_SESSION_ID")
     return value if is_valid_session_id(value) else None

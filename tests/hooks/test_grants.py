@@ -348,7 +348,7 @@ def test_prompt_parsing_is_linear_in_the_prompt_size(shape):
 
 @pytest.mark.timeout(30)
 def test_a_prompt_that_fills_the_payload_cap_is_answered(maestro, home):
-    """The payload cap is 8 MiB (maestro/hooks/payload.py); a prompt just under it still gets a
+    """The payload cap is 8 MiB (maestro/util/fastjson.py); a prompt just under it still gets a
     decision (here: a grant at its very end)."""
     filler = "2024-05-01 12:00:00 INFO worker.py:42 processed batch 17 of 400, ok\n"
     encoded = len(json.dumps(filler)) - 2  # the newline is two characters in JSON

@@ -197,7 +197,7 @@ def serve(stdin, stdout) -> int:
 
 
 def main(argv) -> int:
-    from maestro.commands.memory.main import parser
+    from maestro.commands.memory.output import parser
 
     args = list(argv)
     if args:

@@ -155,7 +155,7 @@ def _with_summary(content: str, summary) -> str:
 
 
 def _queue(track: str, args) -> str:
-    from maestro.commands.memory.main import one_line
+    from maestro.commands.memory.output import one_line
     from maestro.memory.store.queue import Queue
 
     content = _with_summary(args["content"], args.get("summary"))

@@ -8,7 +8,7 @@ so work finished outside the loop stops showing as "Resuming: …" at session st
 
 import sys
 
-from maestro.commands.memory.main import one_line, parser, run
+from maestro.commands.memory.output import one_line, parser, run
 from maestro.memory.store.errors import StoreError
 
 USAGE = "usage: maestro memory outcome save --title T --state S [options] | list [--task ID] [--limit N] [--json]"

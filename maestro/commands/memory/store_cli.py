@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from maestro.commands.memory.main import one_line, parser, run
+from maestro.commands.memory.output import one_line, parser, run
 from maestro.memory.store.errors import StoreError
 from maestro.memory.store.tracks import AddRequest, Store
 

@@ -156,7 +156,7 @@ def _emit(out, rc: int, fields: dict) -> int:
 
 
 def _command(sub: str, argv, body) -> int:
-    from maestro.commands.memory.main import run
+    from maestro.commands.memory.output import run
 
     def guarded(out):
         try:
@@ -170,7 +170,7 @@ def _command(sub: str, argv, body) -> int:
 
 
 def _parser(sub: str, doc: str):
-    from maestro.commands.memory.main import parser
+    from maestro.commands.memory.output import parser
 
     p = parser(sub, doc)
     p.add_argument("--cwd", default=".", help="the project directory (default: .)")

@@ -184,7 +184,7 @@ def from_stop(payload: dict, root: str = None, last_prompt=None) -> str:
     handoffs), record what it was doing and the next step; otherwise clear the session's note.
     Returns the action taken ('written', 'cleared', or '' when there was nothing to look at).
     `last_prompt(transcript_path)` gives "what was being done" (the turn's prompt)."""
-    from maestro.hooks.policy import is_valid_session_id
+    from maestro.util.session import is_valid_session_id
 
     cwd, session_id = payload.get("cwd"), payload.get("session_id")
     if ("agent_id" in payload or not is_valid_session_id(session_id) or not isinstance(cwd, str)

@@ -323,7 +323,7 @@ def _extract_cli(memory, out, dry_run: bool) -> int:
 
 
 def _line(item) -> str:
-    from maestro.commands.memory.main import one_line
+    from maestro.commands.memory.output import one_line
 
     where = ", ".join(item.get("applies_to") or []) or ("nowhere (no file known)" if "lesson" in item else "everywhere")
     head = f"{item['id']} [{item.get('confidence', '?')}] "
@@ -343,7 +343,7 @@ def main(argv) -> int:
 extract: a lesson (a verify check that keeps failing, a `what_didnt` item) observed in >= 2
 distinct outcomes becomes a candidate skill in candidate-skills/<slug>/ plus an
 avoid item here. Re-running it is idempotent. Promotion is by a person: memory skill promote."""
-    from maestro.commands.memory.main import parser, run
+    from maestro.commands.memory.output import parser, run
     from maestro.memory.store.errors import StoreError
     from maestro.memory.project.files import ProjectMemory
 

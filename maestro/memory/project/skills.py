@@ -143,7 +143,7 @@ DIDNT_GUIDANCE = """1. Before planning work on these files, read this lesson and
 
 
 def body_for(lesson: dict, observations: list, applies_to: list) -> str:
-    from maestro.commands.memory.main import one_line
+    from maestro.commands.memory.output import one_line
 
     files = ", ".join(f"`{f}`" for f in applies_to[:12]) + (" …" if len(applies_to) > 12 else "") or "any file"
     if lesson["kind"] == "check":
@@ -314,7 +314,7 @@ def main(argv) -> int:
 
 Candidates come from `memory patterns extract`. Promotion is a person's decision: nothing promotes
 automatically. An unknown slug exits 4."""
-    from maestro.commands.memory.main import one_line, parser, run
+    from maestro.commands.memory.output import one_line, parser, run
 
     def body(out):
         p = parser("skill", main.__doc__)

@@ -324,7 +324,7 @@ def main(argv) -> int:
 The five-dimension score of spec memory.md §2.8 for the project of --cwd (default: the current
 directory; its git toplevel), and the byte cost of the last 50 session-start renders per section
 (median and max; recorded by session-start into .maestro-memory/cost.json). Reads only."""
-    from maestro.commands.memory.main import parser, run
+    from maestro.commands.memory.output import parser, run
 
     def body(out):
         from maestro.memory.store.tracks import Store

@@ -220,7 +220,7 @@ Policy (keepBytes / maxAgeDays): memory and user 8 KiB / 180, key 64 KiB / 180, 
 and any entry that would exceed it moves too. Without --confirm nothing is written. With it,
 each track with something to move gets a <file>.bak.<ms> backup, its archive appended and the
 live file rewritten. Archiving on one machine only is undone by the next union sync."""
-    from maestro.commands.memory.main import one_line, parser, run
+    from maestro.commands.memory.output import one_line, parser, run
     from maestro.memory.store.tracks import Store
 
     def body(out):

@@ -239,7 +239,7 @@ def suggest(argv) -> int:
 The text is sanitized and queued in SUGGESTIONS.jsonl; the same track and text again raises
 its hits. `memory queue approve N` writes it through the store; key entries suggested by a
 model land only that way."""
-    from maestro.commands.memory.main import one_line, parser, run
+    from maestro.commands.memory.output import one_line, parser, run
     from maestro.commands.memory.store_cli import _text, branches_of, entry_arguments
 
     def body(out):
@@ -269,7 +269,7 @@ def main(argv) -> int:
   queue archive N                   move it to its track's <TRACK>-archive.md
 
 Numbers are given when a suggestion is queued and never change or get reused."""
-    from maestro.commands.memory.main import one_line, parser, run
+    from maestro.commands.memory.output import one_line, parser, run
 
     def body(out):
         p = parser("queue", main.__doc__)

@@ -237,7 +237,7 @@ lines, moves a trailing [summary:…] into the header and drops repeated entries
 summaries and whitespace; the first wins). Covers MEMORY, USER, TODOS-life/work, daily/* and
 projects/*/{MEMORY,KEY,TODOS}.md; not archives. With --confirm each changed file is backed up to
 <file>.bak.<ms> first, and the first confirmed run writes .maestro-memory/delimiter-repaired-v3."""
-    from maestro.commands.memory.main import parser, run
+    from maestro.commands.memory.output import parser, run
     from maestro.memory.store.tracks import Store
 
     def body(out):

@@ -358,7 +358,7 @@ def main(argv) -> int:
 merges by id against the last-sync set, writes the result locally and pushes when there are no
 conflicts (exit 4 otherwise). `--resolve local|remote|both [--id ID]` settles recorded conflicts;
 run `memory sync` again to push. Remote URLs are printed with credentials redacted."""
-    from maestro.commands.memory.main import one_line, parser, run
+    from maestro.commands.memory.output import one_line, parser, run
     from maestro.memory.store.tracks import Store
 
     def body(out):

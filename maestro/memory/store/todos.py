@@ -290,7 +290,7 @@ class Todos:
 
 
 def _line(todo: Todo) -> str:
-    from maestro.commands.memory.main import one_line
+    from maestro.commands.memory.output import one_line
 
     bits = [todo.id, f"[{todo.status}]"]
     if todo.quadrant:
@@ -315,7 +315,7 @@ Files: TODOS-life.md, TODOS-work.md, projects/<h>/TODOS.md (--cwd), daily/D.todo
 view ranks open todos overdue < due today < q1 < q2 < q3 < q4 < none and shows at most 8 of the
 overdue, due today, project, life/work q1–q2 and today's daily ones. Quadrants: q1 urgent and
 important, q2 important, q3 urgent, q4 neither. Text is sanitized (secrets filtered)."""
-    from maestro.commands.memory.main import parser, run
+    from maestro.commands.memory.output import parser, run
 
     def body(out):
         p = parser("todo", main.__doc__)

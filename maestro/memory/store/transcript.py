@@ -8,7 +8,7 @@ everything after the last genuine prompt: a main-chain `type: "user"` line (none
 `isMeta`, `isCompactSummary` true) whose content is a string, or a list with a text (or image) block
 and no `tool_result`, and not Claude Code's "Stop hook feedback:" continuation (the same turn going
 on). Its tool calls are the distinct `tool_use` (and `server_tool_use`) blocks of main-chain
-assistant lines. JSON is parsed with maestro.hooks.payload's `_json` reader (no `json` import).
+assistant lines. JSON is parsed with maestro.util.fastjson's `_json` reader (no `json` import).
 """
 
 import os
@@ -107,7 +107,7 @@ def _records_backwards(transcript_path, tail: int):
     lines = data.split(b"\n")
     if start > 0 and lines:
         lines = lines[1:]  # the window began inside a line
-    from maestro.hooks.payload import PayloadError, parse
+    from maestro.util.fastjson import PayloadError, parse
 
     def records():
         for line in reversed(lines):

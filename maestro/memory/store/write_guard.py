@@ -38,7 +38,7 @@ even in a turn whose tool lines have not reached the transcript yet. A missing o
 transcript changes nothing.
 
 Hot path: `alert_due` (called by `inject`) imports nothing beyond `os`, maestro.memory.store.transcript
-(itself only `os`) and maestro.hooks.payload's `_json` reader, and costs one open of a small file.
+(itself only `os`) and maestro.util.fastjson's `_json` reader, and costs one open of a small file.
 """
 
 import os
@@ -135,7 +135,7 @@ def load_config() -> Config:
 
 
 def _valid_sid(session_id) -> bool:
-    from maestro.hooks.policy import is_valid_session_id
+    from maestro.util.session import is_valid_session_id
 
     return is_valid_session_id(session_id)
 
@@ -157,7 +157,7 @@ def fresh_state() -> dict:
 
 def _load(path: str):
     """The parsed JSON object at `path`, or None (missing, oversized, unreadable, malformed)."""
-    from maestro.hooks.payload import PayloadError, parse
+    from maestro.util.fastjson import PayloadError, parse
 
     try:
         with open(path, "rb") as handle:

@@ -1,0 +1,3 @@
+"""`memory patterns` (being moved here from the domain module it imports)."""
+
+from maestro.memory.project.patterns import main  # noqa: F401

@@ -1,0 +1,3 @@
+"""`memory skill` (being moved here from the domain module it imports)."""
+
+from maestro.memory.project.skills import main  # noqa: F401

@@ -1,0 +1,3 @@
+"""`memory sync` (being moved here from the domain module it imports)."""
+
+from maestro.memory.store.sync import main  # noqa: F401
