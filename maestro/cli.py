@@ -6,6 +6,8 @@ verb module but the one asked for (`python3 -X importtime maestro.pyz gate` show
 
 import sys
 
+from maestro.errors import Exit
+
 # verb -> (module, one-line summary). Order is the order of `--help`.
 VERBS = {
     "gate": ("maestro.hooks.gate", "PreToolUse hook: block direct source edits by the orchestrator"),
@@ -47,36 +49,28 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         sys.stdout.write(_usage())
-        return 0 if argv else 3
+        return Exit.OK if argv else Exit.USAGE
     if argv[0] == "--version":
         from maestro import __version__
 
         sys.stdout.write(f"maestro {__version__}\n")
-        return 0
+        return Exit.OK
     verb, rest = argv[0], argv[1:]
     if verb not in VERBS:
         sys.stderr.write(f"maestro: unknown verb '{verb}' (see maestro --help)\n")
-        return 3
+        return Exit.USAGE
     module = __import__(VERBS[verb][0], fromlist=("main",))  # no importlib import on the hot path
     try:
         return module.main(rest)
     except SystemExit as exc:  # argparse's --help; keep main(argv) -> int
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 3)
+        return exc.code if isinstance(exc.code, int) else (Exit.OK if exc.code is None else Exit.USAGE)
     except KeyboardInterrupt:
         sys.stderr.write(f"maestro {verb}: interrupted\n")
-        return 4
+        return Exit.FAILED
     except Exception as exc:  # noqa: BLE001 - the one place expected errors become one line
-        from maestro.errors import MaestroError
-
-        if isinstance(exc, MaestroError):
-            sys.stderr.write(exc.message.rstrip("\n") + "\n")
-            return exc.code
         from maestro import crash
 
-        note = crash.record(verb, exc)
-        where = f"; details in {note}" if note else ""
-        sys.stderr.write(f"maestro {verb}: internal error: {type(exc).__name__}: {exc}{where}\n")
-        return 4
+        return crash.report(verb, exc, f"maestro {verb}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,8 @@ raise: a failing crash note must not turn a fail-closed answer into a traceback.
 
 import os
 import sys
-import time
+
+from maestro.util.clock import utc_stamp
 
 MAX_LOG_BYTES = 256 * 1024
 
@@ -29,7 +30,7 @@ def record(verb: str, exc: BaseException) -> str:
             pass
         note = "".join(
             [
-                f"--- {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} maestro {__version__} "
+                f"--- {utc_stamp()} maestro {__version__} "
                 f"verb={verb} python={sys.version.split()[0]} platform={sys.platform}\n",
                 *traceback.format_exception(type(exc), exc, exc.__traceback__),
             ]
@@ -42,3 +43,21 @@ def record(verb: str, exc: BaseException) -> str:
         return path
     except BaseException:  # noqa: BLE001 - a crash note must never raise
         return ""
+
+
+def report(verb: str, exc: Exception, prefix: str) -> int:
+    """The one way a verb's uncaught exception ends: one line on stderr and an exit code.
+
+    A MaestroError is expected: its own message and code. Anything else is a bug: a crash note,
+    `<prefix>: internal error: <type>: <message>; details in <note>` and exit 4. `cli.main` and
+    the adapters' `commands.entry.adapter_main` both end here (prefix `maestro <verb>` or
+    `<SCOPE>_ERROR`); hooks keep their own fail-closed answers (a protocol boundary)."""
+    from maestro.errors import Exit, MaestroError
+
+    if isinstance(exc, MaestroError):
+        sys.stderr.write(exc.message.rstrip("\n") + "\n")
+        return exc.code
+    note = record(verb, exc)
+    where = f"; details in {note}" if note else ""
+    sys.stderr.write(f"{prefix}: internal error: {type(exc).__name__}: {exc}{where}\n")
+    return Exit.FAILED

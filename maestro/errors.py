@@ -1,4 +1,4 @@
-"""Named exit codes and the one expected-error class.
+"""Named exit codes, the one expected-error class and its one usage-error subclass.
 
 Every verb returns one of these codes; the vocabulary is the original Maestro's (spec §1.0) so a
 script written against the Bash adapters reads maestro's exit codes the same way.
@@ -26,3 +26,14 @@ class MaestroError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+class UsageError(MaestroError):
+    """Bad arguments (from a parser or a verb's own checks): exit 3, before anything is locked.
+
+    The one usage-error class: `commands.support.Parser` raises it with the `maestro <verb>: … (see --help)`
+    line, the adapters' `commands.entry.adapter_main` prints it as `<SCOPE>_ERROR: <message>`.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message, Exit.USAGE)

@@ -54,7 +54,10 @@ def verify_timeout() -> Knob:
 
 
 def digest_timeout() -> Knob:
-    return seconds("MAESTRO_DIGEST_TIMEOUT_SEC", 120, prefix="MAESTRO_DIGEST")
+    """The tree digest's whole budget (maestro/provenance/digest.py)."""
+    raw = os.environ.get("MAESTRO_DIGEST_TIMEOUT_SEC")
+    return seconds("MAESTRO_DIGEST_TIMEOUT_SEC", 120,
+                   message=f"MAESTRO_DIGEST: ignoring invalid timeout_seconds={raw!r}; using 120s")
 
 
 def lock_wait() -> Knob:

@@ -1,8 +1,12 @@
 """Shared fixtures. No test touches the real home: HOME and every maestro path point into tmp_path.
 
-The same tests run against two targets (MAESTRO_TEST_TARGET):
+The same tests run against two targets (MAESTRO_TEST_TARGET, see tests/testing/paths.py):
   source (default) — `maestro.cli.main(argv)` in-process, so coverage sees it;
   pyz              — the built archive as a real process: python3 -I -S dist/maestro.pyz …
+
+Helpers that are not fixtures live in the `tests/testing/` package. The fixtures are here, at the top, because
+several directories use them: `repo`/`fake` (the workflow verbs: tests/commands, tests/workflow) and the memory
+fixtures (tests/memory/*, tests/commands/memory).
 """
 
 import io
@@ -14,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from testing.paths import FAKE_COMPANION, PYZ, ROOT, TARGET
+from testing.companion import FakeCompanion
+from testing.git import git_repo
+from testing.memory import Clock
+from testing.processes import reap_started_processes
 
-TARGET = os.environ.get("MAESTRO_TEST_TARGET", "source")
-PYZ = Path(os.environ.get("MAESTRO_TEST_PYZ", ROOT / "dist" / "maestro.pyz")).resolve()
 CLEARED_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "MAESTRO_COMPANION",
                "MAESTRO_SESSION_ID", "MAESTRO_SHIV_EXTRACT", "CODEX_COMPANION_SESSION_ID")
 
@@ -121,3 +126,72 @@ def outside_tmp():
     path = Path(tempfile.mkdtemp(prefix="maestro-test-", dir=base)).resolve()
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+# -- the workflow verbs: a committed repository as the working directory, the fake companion, no leftovers --
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A committed git repository (app.py on main) that is the working directory."""
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    path = git_repo(tmp_path / "repo")
+    monkeypatch.chdir(path)
+    return path
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch, home):
+    companion = FakeCompanion(tmp_path)
+    monkeypatch.setenv("MAESTRO_COMPANION", str(FAKE_COMPANION))
+    monkeypatch.setenv("FAKE_COMPANION_STATE", str(companion.dir / "state"))
+    monkeypatch.setenv("FAKE_COMPANION_KNOBS", str(companion.knobs_path))
+    monkeypatch.setenv("FAKE_COMPANION_CALL_LOG", str(companion.call_log))
+    monkeypatch.setenv("MAESTRO_RESULT_RETRY_SEC", "0.05")
+    monkeypatch.setenv("MAESTRO_TERM_GRACE_SEC", "0.2")
+    codex = home / ".codex"
+    codex.mkdir(exist_ok=True)
+    (codex / "config.toml").write_text('model = "gpt-test"\nmodel_reasoning_effort = "high"\n')
+    (codex / "maestro-impl-effort").write_text("medium\n")
+    return companion
+
+
+@pytest.fixture(autouse=True)
+def reap_started():
+    """A test that fails mid-way must not leave a maestro process (or its pipes) behind (testing.processes.start)."""
+    yield
+    reap_started_processes()
+
+
+# -- the memory store ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def clean_memory_env(monkeypatch):
+    """No test may read a developer's MAESTRO_MEMORY_DIR or lock knob."""
+    monkeypatch.delenv("MAESTRO_MEMORY_DIR", raising=False)
+    monkeypatch.delenv("MAESTRO_MEMORY_LOCK_TIMEOUT_SEC", raising=False)
+
+
+@pytest.fixture
+def mem_root(home) -> Path:
+    return home / ".maestro" / "memory"
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def store(mem_root, clock):
+    from maestro.memory.store.tracks import Store
+
+    return Store(str(mem_root), clock=clock)
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "project"
+    path.mkdir()
+    return path

@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from testing import ROOT
 
 import build
 

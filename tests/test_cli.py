@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import PYZ, TARGET
+from testing import PYZ, TARGET
 
 from maestro import __version__
 from maestro.cli import VERBS
@@ -94,7 +94,7 @@ def test_target_is_known():
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
 def test_every_verb_is_documented_in_the_readme(verb):
-    from conftest import ROOT
+    from testing import ROOT
 
     readme = (ROOT / "README.md").read_text()
     assert f"| `{verb}" in readme, f"README's verb table lacks {verb}"

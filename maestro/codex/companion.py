@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from maestro.util import process
+from maestro.util.text import bounded
 
 JOB_ID = re.compile(r"task-[a-z0-9][a-z0-9-]*[a-z0-9]")
 TERMINAL_OK = frozenset(("completed", "done", "finished", "succeeded", "success"))
@@ -209,28 +210,12 @@ class Transport:
     def wait(self, job: str, *, max_total: float, max_idle: float, poll: float, turn_started: float):
         """Poll until the job ends. Returns ('completed'|'failed'|'cancelled', state) or
         ('cancel', reason) when the caller must cancel: deadline, idle, status-lost, signal."""
-        log_file = ""
-        last_size = -1
-        last_activity = None
-        losses = 0
-        last_phase = None
-        last_preview = []
-        quiet = 0.0
-        keepalive_size = 0
-        warned = False
-        midpoint = max(max_total / 2, 1)
+        watch = _Watch(midpoint=max(max_total / 2, 1))
         first = True
         while True:
             now = self.clock()
-            total = now - turn_started
-            if not first:
-                sleep_for = min(poll, max(0.0, max_total - total))
-                if last_activity is not None:
-                    sleep_for = min(sleep_for, max(0.0, max_idle - (now - last_activity)))
-                self.pause(sleep_for)
-                if self.should_stop is not None and self.should_stop():
-                    return "cancel", "signal"
-                quiet += poll
+            if not first and self._pause_between_polls(watch, now - turn_started, now, max_total, max_idle, poll):
+                return "cancel", "signal"
             first = False
             if self.tick is not None:
                 self.tick()
@@ -240,56 +225,100 @@ class Transport:
             status = self.status(job, timeout=max(1.0, max_total - total))
             total = self.clock() - turn_started
             if status is None:
-                losses += 1
-                if total >= max_total:
-                    self.emit(f"MAESTRO_POLL: hard deadline reached while companion status was unreachable for {job}; "
-                              "cancelling and failing closed")
-                    return "cancel", "deadline"
-                if losses >= STATUS_LOSS_LIMIT:
-                    self.emit(f"MAESTRO_POLL: companion status malformed or unreachable {losses}x in a row for {job}; "
-                              "cancelling and failing closed")
-                    return "cancel", "status-lost"
-                continue
-            losses = 0
-            if last_activity is None:
-                last_activity = self.clock()  # idle time counts from the first good status
-            log_file = log_file or status.log_file
-            size = _size(log_file)
-            emitted = False
-            if status.phase and status.phase != last_phase:
-                self.emit(f"CODEX: job={job} phase={status.phase} elapsed={status.elapsed or 'unknown'}")
-                emitted = True
-            last_phase = status.phase or last_phase
-            for line in new_preview_lines(last_preview, status.preview):
-                if len(line) > PREVIEW_WIDTH:
-                    line = line[: PREVIEW_WIDTH - 1] + "…"
-                self.emit(f"CODEX: job={job} {line}")
-                emitted = True
-            last_preview = status.preview
-            if emitted:
-                quiet = 0.0
-            elif quiet >= QUIET_KEEPALIVE_SEC:
-                self.emit(f"CODEX-ALIVE: job={job} elapsed={status.elapsed or 'unknown'} "
-                          f"log_growth={max(0, size - keepalive_size)}B")
-                keepalive_size = size
-                quiet = 0.0
-            if status.state in TERMINAL_OK:
-                return "completed", status.state
-            if status.state in TERMINAL_CANCELLED:
-                return "cancelled", status.state
-            if status.state in TERMINAL_FAILED:
-                return "failed", status.state
-            if not warned and total >= midpoint:
-                self.emit(f"MAESTRO_BUDGET: job={job} crossed the normal budget and remains active; continuing to the "
-                          f"{max_total:g}s hard ceiling. Activity is not proof of completion.")
-                warned = True
-            if size > last_size or emitted:  # log growth (or visible progress) is the only liveness sign
-                last_activity = self.clock()
-                last_size = max(last_size, size)
-            if total >= max_total:
-                return "cancel", "deadline"
-            if self.clock() - last_activity >= max_idle:
-                return "cancel", "idle"
+                end = self._status_lost(watch, job, total, max_total)
+            else:
+                end = self._observe(watch, job, status, total, max_total, max_idle)
+            if end is not None:
+                return end
+
+    def _pause_between_polls(self, watch, total: float, now: float, max_total: float, max_idle: float,
+                             poll: float) -> bool:
+        """Sleep until the next poll (never past the deadline or the idle limit); True on a stop request."""
+        sleep_for = min(poll, max(0.0, max_total - total))
+        if watch.last_activity is not None:
+            sleep_for = min(sleep_for, max(0.0, max_idle - (now - watch.last_activity)))
+        self.pause(sleep_for)
+        if self.should_stop is not None and self.should_stop():
+            return True
+        watch.quiet += poll
+        return False
+
+    def _status_lost(self, watch, job: str, total: float, max_total: float):
+        """An unreadable status: fail closed at the deadline or after STATUS_LOSS_LIMIT in a row."""
+        watch.losses += 1
+        if total >= max_total:
+            self.emit(f"MAESTRO_POLL: hard deadline reached while companion status was unreachable for {job}; "
+                      "cancelling and failing closed")
+            return "cancel", "deadline"
+        if watch.losses >= STATUS_LOSS_LIMIT:
+            self.emit(f"MAESTRO_POLL: companion status malformed or unreachable {watch.losses}x in a row for {job}; "
+                      "cancelling and failing closed")
+            return "cancel", "status-lost"
+        return None
+
+    def _observe(self, watch, job: str, status: JobStatus, total: float, max_total: float, max_idle: float):
+        """Show a good status's progress; the wait's end when it is terminal, over budget or idle, else None."""
+        watch.losses = 0
+        if watch.last_activity is None:
+            watch.last_activity = self.clock()  # idle time counts from the first good status
+        watch.log_file = watch.log_file or status.log_file
+        size = _size(watch.log_file)
+        emitted = self._show_progress(watch, job, status, size)
+        if status.state in TERMINAL_OK:
+            return "completed", status.state
+        if status.state in TERMINAL_CANCELLED:
+            return "cancelled", status.state
+        if status.state in TERMINAL_FAILED:
+            return "failed", status.state
+        if not watch.warned and total >= watch.midpoint:
+            self.emit(f"MAESTRO_BUDGET: job={job} crossed the normal budget and remains active; continuing to the "
+                      f"{max_total:g}s hard ceiling. Activity is not proof of completion.")
+            watch.warned = True
+        if size > watch.last_size or emitted:  # log growth (or visible progress) is the only liveness sign
+            watch.last_activity = self.clock()
+            watch.last_size = max(watch.last_size, size)
+        if total >= max_total:
+            return "cancel", "deadline"
+        if self.clock() - watch.last_activity >= max_idle:
+            return "cancel", "idle"
+        return None
+
+    def _show_progress(self, watch, job: str, status: JobStatus, size: int) -> bool:
+        """Emit a new phase and new preview lines (or a keepalive after a quiet minute); True when
+        something new was shown."""
+        emitted = False
+        if status.phase and status.phase != watch.last_phase:
+            self.emit(f"CODEX: job={job} phase={status.phase} elapsed={status.elapsed or 'unknown'}")
+            emitted = True
+        watch.last_phase = status.phase or watch.last_phase
+        for line in new_preview_lines(watch.last_preview, status.preview):
+            self.emit(f"CODEX: job={job} {bounded(line, PREVIEW_WIDTH)}")
+            emitted = True
+        watch.last_preview = status.preview
+        if emitted:
+            watch.quiet = 0.0
+        elif watch.quiet >= QUIET_KEEPALIVE_SEC:
+            self.emit(f"CODEX-ALIVE: job={job} elapsed={status.elapsed or 'unknown'} "
+                      f"log_growth={max(0, size - watch.keepalive_size)}B")
+            watch.keepalive_size = size
+            watch.quiet = 0.0
+        return emitted
+
+
+@dataclass
+class _Watch:
+    """What one `Transport.wait` remembers between polls."""
+
+    midpoint: float  # past it, the budget warning is shown once
+    log_file: str = ""
+    last_size: int = -1
+    last_activity: float = None  # when the job last showed a sign of life (None before the first good status)
+    losses: int = 0  # status answers lost in a row
+    last_phase: str = None
+    last_preview: list = field(default_factory=list)
+    quiet: float = 0.0  # seconds polled without showing anything
+    keepalive_size: int = 0
+    warned: bool = False
 
 
 def _size(path: str) -> int:

@@ -10,7 +10,7 @@ ran out.
 
 import sys
 
-from maestro.cli_support import parser
+from maestro.commands.support import parser
 from maestro.errors import Exit, MaestroError
 
 

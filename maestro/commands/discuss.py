@@ -19,15 +19,17 @@ cancelled). Last line: `MAESTRO_FINAL: DISCUSSION <STATE> rc=<n>`.
 import os
 import re
 import sys
-import time
 
 from maestro import knobs
 from maestro.workflow import transcripts
-from maestro.commands.entry import UsageError, adapter_main, positive_seconds
+from maestro.commands.entry import adapter_main, positive_seconds
+from maestro.messages import PYZ, STATUS
+from maestro.util.clock import utc_stamp
+from maestro.errors import Exit, UsageError
 from maestro.util import progress
 
 SCOPE = "DISCUSSION"
-HOOK = "python3 ~/.claude/hooks/maestro.pyz discuss"
+HOOK = f"{PYZ} discuss"
 
 DOCTRINE = """
 
@@ -86,7 +88,7 @@ def _private_dir() -> None:
         raise UsageError(str(exc)) from None
 
 
-def _fail(message: str, state: str = "FAILED", rc: int = 3) -> int:
+def _fail(message: str, state: str = "FAILED", rc: int = Exit.USAGE) -> int:
     sys.stderr.write(message.rstrip("\n") + "\n")
     return progress.final(SCOPE, state, rc)
 
@@ -108,7 +110,7 @@ def new(argv) -> int:
         return _fail(f"DISCUSSION_ERROR: could not create the transcript at {path} ({exc.strerror or exc})")
     sys.stdout.write(f"DISCUSSION: started '{' '.join(topic.split())}' → {path}\n"
                      f"Write your opening position to a file, then: {HOOK} --turn <file> {slug}\n")
-    return progress.final(SCOPE, "CONTINUE", 0)
+    return progress.final(SCOPE, "CONTINUE", Exit.OK)
 
 
 def listing(argv) -> int:
@@ -120,11 +122,11 @@ def listing(argv) -> int:
     for entry in found:
         state = entry.state
         turns = f"turns={state.turns}" if isinstance(state, transcripts.State) else "turns=?"
-        updated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(entry.updated))
+        updated = utc_stamp(entry.updated)
         sys.stdout.write(f"{entry.slug}  {turns}  {entry.outcome}  {updated}  {entry.topic}\n  {entry.path}\n")
     if found and not argv:
         sys.stdout.write(f"Read one with: {HOOK} --show <slug>\n")
-    return progress.final(SCOPE, "LISTED", 0)
+    return progress.final(SCOPE, "LISTED", Exit.OK)
 
 
 def show(argv) -> int:
@@ -146,7 +148,7 @@ def show(argv) -> int:
         progress.emit(f"DISCUSSION: {path} turns={state.turns} awaiting_reply={int(state.awaiting)}")
     except transcripts.TranscriptError as exc:
         progress.emit(f"DISCUSSION_WARN: {exc}")
-    return progress.final(SCOPE, "SHOWN", 0)
+    return progress.final(SCOPE, "SHOWN", Exit.OK)
 
 
 # -- --turn -----------------------------------------------------------------------------------
@@ -215,7 +217,7 @@ class Turn:
         if state.turns >= self.max_rounds:
             return _fail(f"DISCUSSION_CAP: {self.max_rounds} turns exhausted. Do not re-run: either state the design "
                          "with the assumption it rests on and move on to planning, or ESCALATE the exact fork (both "
-                         "options and the case for each) to the user.", "ESCALATE", 5)
+                         "options and the case for each) to the user.", "ESCALATE", Exit.CAP)
         number, before = state.turns + 1, len(data)
         data += f"\n### Claude (turn {number})\n\n".encode() + text + (b"" if text.endswith(b"\n") else b"\n")
         try:
@@ -239,15 +241,15 @@ class Turn:
                          f"the turn stays pending in {self.path}")
         sys.stdout.write(reply + "\n")
         sys.stdout.flush()
-        if outcome.rc == 11:  # the reply is real, but the job lock was not ours to release
+        if outcome.rc == Exit.BLOCKED:  # the reply is real, but the job lock was not ours to release
             return _fail("DISCUSSION_BLOCKED: the reply was saved, but the companion job lock changed under this "
-                         "turn. Check: python3 ~/.claude/hooks/maestro.pyz status", "BLOCKED", 11)
+                         f"turn. Check: {STATUS}", "BLOCKED", Exit.BLOCKED)
         marker = transcripts.last_marker(reply) or "CONTINUE"
         self.ctx.emit(STATE_LINES[marker])
         first = next((line for line in reply.splitlines() if line.strip()), "")
         if not _STANCE.match(first.strip()):
             sys.stderr.write("DISCUSSION_WARN: reply opened without a STANCE line — weigh it accordingly\n")
-        return progress.final(SCOPE, marker, 0)
+        return progress.final(SCOPE, marker, Exit.OK)
 
     def _ask(self, prompt: str):
         """(None, outcome with a reply) or (final rc, None). Lost replies are retried; a turn that could
@@ -259,21 +261,21 @@ class Turn:
             for line in outcome.evidence:
                 sys.stderr.write(line.rstrip("\n") + "\n")
             sys.stderr.flush()
-            if outcome.rc in (0, 11) and outcome.result.strip():
+            if outcome.rc in (Exit.OK, Exit.BLOCKED) and outcome.result.strip():
                 return None, outcome  # a reply in hand is kept, even when a signal arrived just after it
             if outcome.interrupted or self.ctx.signals.stop_requested():
                 job = (f"job {outcome.job}" + (" cancelled" if outcome.cancel_reason else "")) if outcome.job else \
                     "no job was started"
                 return _fail(f"DISCUSSION_INTERRUPTED: {self.ctx.signals.reason() or 'signal'}; {job}. {saved}",
                              "INTERRUPTED", 4), None
-            if outcome.rc == 3:
+            if outcome.rc == Exit.USAGE:
                 return _fail(f"DISCUSSION_ERROR: the companion turn could not start. {saved}"), None
-            if outcome.rc == 11 and not outcome.result.strip():
+            if outcome.rc == Exit.BLOCKED and not outcome.result.strip():
                 return _fail(f"DISCUSSION_BLOCKED: the companion job lock is busy (another Codex job runs in this "
-                             f"repository). {saved}", "BLOCKED", 11), None
-            if outcome.rc == 124 and outcome.cancel_reason != "status-lost":
+                             f"repository). {saved}", "BLOCKED", Exit.BLOCKED), None
+            if outcome.rc == Exit.HUNG and outcome.cancel_reason != "status-lost":
                 return _fail(f"DISCUSSION_HUNG: job {outcome.job or 'unknown'} stalled ({outcome.cancel_reason}); "
-                             f"cancelled. {saved}", "HUNG", 124), None
+                             f"cancelled. {saved}", "HUNG", Exit.HUNG), None
             if attempt == attempts:
                 break
             left = attempts - attempt
@@ -284,7 +286,7 @@ class Turn:
             if self.ctx.signals.stop_requested():
                 return _fail(f"DISCUSSION_INTERRUPTED: {self.ctx.signals.reason()} while waiting to retry. {saved}",
                              "INTERRUPTED", 4), None
-        return _fail(f"DISCUSSION_FAILED: no reply after {attempts} attempt(s). {saved}", "FAILED", 4), None
+        return _fail(f"DISCUSSION_FAILED: no reply after {attempts} attempt(s). {saved}", "FAILED", Exit.FAILED), None
 
     def _roll_back(self, state, data):
         if state.rollback > len(data):

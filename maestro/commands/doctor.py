@@ -7,7 +7,6 @@ Exit 0 only when nothing fails (warnings are advice). `--json` prints one envelo
 {"version": 1, "command": "doctor", "ok": bool, "checks": [{"name", "status", "detail", "fix"}]}.
 """
 
-import json
 import os
 import shutil
 import stat
@@ -16,7 +15,7 @@ import sys
 from dataclasses import asdict
 
 from maestro import paths
-from maestro.cli_support import parser
+from maestro.commands.support import parser, write_envelope
 from maestro.errors import Exit
 from maestro.install import doctor_checks
 from maestro.install.doctor_checks import PROBE_TIMEOUT_SEC, Check
@@ -122,8 +121,7 @@ def main(argv) -> int:
     checks = run_checks()
     ok = not any(c.status == "fail" for c in checks)
     if args.json:
-        envelope = {"version": 1, "command": "doctor", "ok": ok, "checks": [asdict(c) for c in checks]}
-        sys.stdout.write(json.dumps(envelope, indent=2) + "\n")
+        write_envelope("doctor", ok, checks=[asdict(c) for c in checks])
     else:
         for c in checks:
             fix = f" — fix: {c.fix}" if c.status != "ok" and c.fix else ""

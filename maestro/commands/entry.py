@@ -5,11 +5,7 @@ error, or a crash, which also leaves a crash note)."""
 import sys
 
 from maestro.util import progress
-from maestro.errors import MaestroError
-
-
-class UsageError(Exception):
-    """Bad arguments: `<SCOPE>_ERROR: <message>` and FAILED rc 3, before anything is locked."""
+from maestro.errors import Exit, UsageError
 
 
 def positive_seconds(name: str, value: str) -> float:
@@ -28,19 +24,13 @@ def adapter_main(scope: str, verb: str, doc: str, argv, run) -> int:
     argv = list(argv)
     if argv in (["--help"], ["-h"]):
         sys.stdout.write(doc.strip() + "\n")
-        return 0
+        return Exit.OK
     try:
         return run(argv)
     except UsageError as exc:
         sys.stderr.write(f"{scope}_ERROR: {exc}\n")
-        return progress.final(scope, "FAILED", 3)
-    except MaestroError as exc:
-        sys.stderr.write(exc.message.rstrip("\n") + "\n")
         return progress.final(scope, "FAILED", exc.code)
     except Exception as exc:  # noqa: BLE001 - the final record must still be the last line
         from maestro import crash
 
-        note = crash.record(verb, exc)
-        sys.stderr.write(f"{scope}_ERROR: internal error: {type(exc).__name__}: {exc}"
-                         + (f"; details in {note}" if note else "") + "\n")
-        return progress.final(scope, "FAILED", 4)
+        return progress.final(scope, "FAILED", crash.report(verb, exc, f"{scope}_ERROR"))

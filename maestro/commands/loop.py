@@ -16,12 +16,15 @@ import sys
 
 from maestro import knobs
 from maestro.workflow import history as plan_history
-from maestro.workflow.attempts import AttemptsLog, tail_lines
-from maestro.commands.entry import UsageError, adapter_main
+from maestro.workflow.attempts import AttemptsLog
+from maestro.commands.entry import adapter_main
+from maestro.errors import Exit, UsageError
 from maestro.util import process
 from maestro.util import progress
+from maestro.util.text import tail_lines
 
-STATES = {0: "VERIFIED_DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 12: "STUCK", 3: "FAILED", 4: "INTERRUPTED"}
+STATES = {Exit.OK: "VERIFIED_DONE", Exit.NEEDS_ANSWERS: "NEEDS_ANSWERS", Exit.BLOCKED: "BLOCKED", Exit.STUCK: "STUCK",
+          Exit.USAGE: "FAILED", Exit.FAILED: "INTERRUPTED"}
 VALUE_OPTIONS = ("--plan", "--verify", "--max-iters", "--max-idle", "--poll")
 
 
@@ -95,7 +98,7 @@ class LoopRun:
         """(fact state, rc, output)."""
         result = process.run(
             ["bash", "-c", "--", self.args["verify"]], timeout=knobs.verify_timeout().value, cwd=self.ctx.root,
-            env=verify_env(), tick=lambda: self.ctx.lease.heartbeat(), should_stop=self.ctx.signals.stop_requested,
+            env=verify_env(), tick=self.ctx.heartbeat.beat, should_stop=self.ctx.signals.stop_requested,
             grace=knobs.terminate_grace().value,
         )
         output = result.text + result.err_text
@@ -105,14 +108,14 @@ class LoopRun:
             return "lease-lost", result.rc, output
         if result.timed_out:
             return "timed-out", 124, output
-        return ("passed" if result.rc == 0 else "failed"), result.rc, output
+        return ("passed" if result.rc == Exit.OK else "failed"), result.rc, output
 
     def iterate(self) -> int:
         max_iters = self.args["max_iters"]
         for iteration in range(1, max_iters + 1):
             self.iteration = iteration
             if self.ctx.signals.stop_requested():
-                return 4
+                return Exit.FAILED
             self.emit(f"LOOP: iteration {iteration}/{max_iters} — dispatching to Codex")
             turn = self.ctx.write_turn(self.args["max_idle"], self.args["poll"])
             outcome = turn.run(self.read_plan() + self.attempts.dispatch_suffix())
@@ -120,20 +123,20 @@ class LoopRun:
                 sys.stderr.write(line.rstrip("\n") + "\n")
             sys.stderr.flush()
             self.result_text = outcome.result
-            if outcome.rc == 3:
+            if outcome.rc == Exit.USAGE:
                 sys.stderr.write("LOOP_ERROR: dispatch could not start\n")
-                return 3
-            if outcome.rc == 125:
-                return 11
-            if outcome.rc == 11:
+                return Exit.USAGE
+            if outcome.rc == Exit.POISONED:
+                return Exit.BLOCKED
+            if outcome.rc == Exit.BLOCKED:
                 self.companion_failure = "IMPLEMENTER_STATE: COMPANION_FAILURE" in outcome.evidence
-                return 11
-            if outcome.rc == 10:
+                return Exit.BLOCKED
+            if outcome.rc == Exit.NEEDS_ANSWERS:
                 self._record_stop(iteration, outcome.result)
-                return 10
-            if outcome.rc == 4 and not outcome.started:
-                return 4  # interrupted before anything was launched
-            if outcome.rc == 4:
+                return Exit.NEEDS_ANSWERS
+            if outcome.rc == Exit.FAILED and not outcome.started:
+                return Exit.FAILED  # interrupted before anything was launched
+            if outcome.rc == Exit.FAILED:
                 self.attempts.add(
                     f"Attempt {iteration} — RESULT: FAILED",
                     tail_lines(outcome.result, 80) + "\n" + tail_lines("\n".join(outcome.evidence), 40))
@@ -144,12 +147,12 @@ class LoopRun:
             self.emit(f"LOOP_VERIFY: state={state} rc={rc}")
             self.recorder.verified(state, rc, output)
             if state == "passed":
-                return 0
+                return Exit.OK
             if state == "interrupted":
-                return 4
+                return Exit.FAILED
             if state == "lease-lost":
                 sys.stderr.write("LOOP_ERROR: the write lease was lost or poisoned during verification\n")
-                return 11
+                return Exit.BLOCKED
             detail = (f"timed out after {knobs.verify_timeout().value:g}s (exit 124)" if state == "timed-out"
                       else f"(exit {rc})")
             heading = (f"Attempt {iteration} — claimed DONE but LOCAL verification {detail}: {self.args['verify']}"
@@ -159,7 +162,7 @@ class LoopRun:
             self.attempts.add(heading, tail_lines(output, 60))
             self.recorder.attempt(iteration, "verify-" + state, heading, output)
         self._record_stuck()
-        return 12
+        return Exit.STUCK
 
     def _record_stop(self, iteration: int, result: str) -> None:
         try:
@@ -212,7 +215,7 @@ def _run(argv) -> int:
         else:
             rc = joblock.clear(ctx.git_dir, job_status=ctx.transport.job_status, writers=ctx.writers, emit=ctx.emit,
                                init_grace=knobs.initializing_grace().value)
-        return progress.final("LOOP", "CLEARED" if rc == 0 else "BLOCKED", rc)
+        return progress.final("LOOP", "CLEARED" if rc == Exit.OK else "BLOCKED", rc)
     from maestro.workflow.run_record import RunRecorder
 
     try:  # read before the lease is taken: nothing after acquire() may fail outside the release below
@@ -221,24 +224,24 @@ def _run(argv) -> int:
     except OSError as exc:
         raise UsageError(f"plan file is not readable: {args['plan']} ({exc.strerror or exc})") from None
     acquired = ctx.lease.acquire()
-    if acquired != 0:
-        state = {11: "BLOCKED", 4: "INTERRUPTED"}.get(acquired, "FAILED")
+    if acquired != Exit.OK:
+        state = {Exit.BLOCKED: "BLOCKED", Exit.FAILED: "INTERRUPTED"}.get(acquired, "FAILED")
         ctx.emit(f"LOOP_STATE: {state} — the write lease could not be acquired; nothing was dispatched "
                  "(after 0 iteration(s)).")
         return progress.final("LOOP", state, acquired)
     run = LoopRun(ctx, args, recorder)
-    rc = 4
+    rc = Exit.FAILED
     try:
         rc = run.iterate()
     finally:
-        if rc in (0, 10, 11, 12) and run.result_text:
+        if rc in (Exit.OK, Exit.NEEDS_ANSWERS, Exit.BLOCKED, Exit.STUCK) and run.result_text:
             sys.stdout.write(run.result_text if run.result_text.endswith("\n") else run.result_text + "\n")
             sys.stdout.flush()
         released = ctx.lease.release()
-        if released != 0 and rc not in (11, 125):
+        if released != Exit.OK and rc not in (Exit.BLOCKED, Exit.POISONED):
             ctx.emit(f"LOOP_RELEASE: completion downgraded to BLOCKED because the write lease could not be released "
                      f"safely (was {STATES.get(rc, rc)})")
-            rc = 11
+            rc = Exit.BLOCKED
         run.recorder.finish(STATES[rc], rc, run.iteration, run.result_text)  # before the state line: it stays last
         ctx.emit(run.describe(rc))
     return progress.final("LOOP", STATES[rc], rc)

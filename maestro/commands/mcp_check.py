@@ -10,21 +10,21 @@ Exit 0 when at least one enabled server is configured, 3 otherwise (none, no con
 "servers": [...], "web_search"}.
 """
 
-import json
 import shlex
 import sys
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from maestro import paths
-from maestro.cli_support import parser
+from maestro.commands.support import parser, write_envelope
 from maestro.errors import Exit
+from maestro.util.text import printable
 
 MASK = "****"
 _SECRET_WORDS = ("key", "token", "secret", "passw", "auth", "credential", "bearer", "cookie", "session")
 
 
 def _shown(value) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in str(value))
+    return printable(str(value))
 
 
 def _secretish(name: str) -> bool:
@@ -180,7 +180,8 @@ def main(argv) -> int:
     args = p.parse_args(argv)
     report = inspect(paths.codex_config())
     if args.json:
-        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        write_envelope("mcp-check", report["ok"],
+                       **{k: v for k, v in report.items() if k not in ("version", "command", "ok")})
     elif report["error"]:
         sys.stderr.write(f"MCP_CHECK: {report['error']}\n")
     else:

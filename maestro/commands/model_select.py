@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from maestro import paths
 from maestro.util import atomic
-from maestro.cli_support import parser
+from maestro.commands.support import parser
 from maestro.codex.pins import (
     DEBATE_EFFORTS,
     WRAPPER_EFFORTS,
@@ -36,6 +36,7 @@ from maestro.codex.pins import (
     read_pins,
 )
 from maestro.errors import Exit, MaestroError
+from maestro.util.text import printable
 
 LOCK_WAIT_SEC = 10.0
 LOCK_POLL_SEC = 0.05
@@ -83,7 +84,7 @@ def impl_effort_error(impl: str, debate: str) -> str:
 
 
 def _shown(value: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in value)
+    return printable(value)
 
 
 # --- the pin lock ---------------------------------------------------------------------------

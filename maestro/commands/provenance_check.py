@@ -9,7 +9,7 @@ there is a gap.
 
 import sys
 
-from maestro.cli_support import parser
+from maestro.commands.support import parser
 
 
 def main(argv) -> int:

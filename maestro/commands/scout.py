@@ -18,13 +18,14 @@ import os
 import sys
 
 from maestro import paths
-from maestro.commands.entry import UsageError, adapter_main
+from maestro.commands.entry import adapter_main
+from maestro.errors import Exit, UsageError
+from maestro.messages import PIN_SCOUT
 from maestro.util import progress
 
 SCOPE = "SCOUT"
 MAX_IDLE = 300.0
 POLL = 20.0
-PIN_HOWTO = "python3 ~/.claude/hooks/maestro.pyz model-select --scout <model> <effort>"
 
 CONTRACT = """
 
@@ -46,16 +47,16 @@ def scout_pin_problem() -> str:
 
     path = os.path.join(paths.codex_dir(), "maestro-scout")
     if not os.path.lexists(path):
-        return f"scout pin is missing ({path}); pin with: {PIN_HOWTO}"
+        return f"scout pin is missing ({path}); pin with: {PIN_SCOUT}"
     text = read_line_file(path)
     fields = dict(line.partition("=")[::2] for line in text.splitlines() if "=" in line)
     model, effort = fields.get("model", ""), fields.get("effort", "")
     if not is_valid_model(model):
-        return f"invalid scout model {model!r} in {path}; pin with: {PIN_HOWTO}"
+        return f"invalid scout model {model!r} in {path}; pin with: {PIN_SCOUT}"
     if effort not in WRAPPER_EFFORTS:
         return (f"invalid scout effort {effort!r} in {path} (expected: {' | '.join(WRAPPER_EFFORTS)}); "
-                f"pin with: {PIN_HOWTO}")
-    return f"malformed scout pin {path}; pin with: {PIN_HOWTO}"
+                f"pin with: {PIN_SCOUT}")
+    return f"malformed scout pin {path}; pin with: {PIN_SCOUT}"
 
 
 USAGE = "usage: scout --query FILE [--codemap REPO_ID SLUG [--force]]"
@@ -121,36 +122,36 @@ def _run(argv) -> int:
     pin = read_pins().scout
     if not pin:
         sys.stderr.write(f"SCOUT_BLOCKED: {scout_pin_problem()}\n")
-        return progress.final(SCOPE, "BLOCKED", 11)
+        return progress.final(SCOPE, "BLOCKED", Exit.BLOCKED)
     model, effort = pin
     from maestro.workflow.read_context import ReadContext
 
     ctx = ReadContext(SCOPE)
     ctx.signals.install()
     outcome = ctx.read_turn(ReadRouting(model, effort, effort), MAX_IDLE, POLL).run(query + CONTRACT)
-    if outcome.rc in (0, 11) and outcome.result.strip():
+    if outcome.rc in (Exit.OK, Exit.BLOCKED) and outcome.result.strip():
         sys.stdout.write(outcome.result if outcome.result.endswith("\n") else outcome.result + "\n")
         sys.stdout.flush()
     for line in outcome.evidence:
         sys.stderr.write(line.rstrip("\n") + "\n")
-    if outcome.interrupted or (outcome.rc != 0 and ctx.signals.stop_requested()):
-        return progress.final(SCOPE, "INTERRUPTED", 4)
-    if outcome.rc == 0:
+    if outcome.interrupted or (outcome.rc != Exit.OK and ctx.signals.stop_requested()):
+        return progress.final(SCOPE, "INTERRUPTED", Exit.FAILED)
+    if outcome.rc == Exit.OK:
         if not outcome.result.strip():
             sys.stderr.write(f"SCOUT_FAILED: job {outcome.job} returned an empty reply\n")
-            return progress.final(SCOPE, "FAILED", 4)
+            return progress.final(SCOPE, "FAILED", Exit.FAILED)
         if codemap and not _write_codemap(memory, codemap, force, query, outcome.result):
-            return progress.final(SCOPE, "FAILED", 4)
-        return progress.final(SCOPE, "DONE", 0)
-    if outcome.rc == 11:
+            return progress.final(SCOPE, "FAILED", Exit.FAILED)
+        return progress.final(SCOPE, "DONE", Exit.OK)
+    if outcome.rc == Exit.BLOCKED:
         sys.stderr.write("SCOUT_BLOCKED: the companion job lock is busy or could not be released safely\n")
-        return progress.final(SCOPE, "BLOCKED", 11)
-    if outcome.rc == 3:
+        return progress.final(SCOPE, "BLOCKED", Exit.BLOCKED)
+    if outcome.rc == Exit.USAGE:
         sys.stderr.write("SCOUT_ERROR: the scout job could not start\n")
-        return progress.final(SCOPE, "FAILED", 3)
-    if outcome.rc == 124:
+        return progress.final(SCOPE, "FAILED", Exit.USAGE)
+    if outcome.rc == Exit.HUNG:
         sys.stderr.write(f"SCOUT_FAILED: job {outcome.job} was cancelled ({outcome.cancel_reason})\n")
-    return progress.final(SCOPE, "FAILED", 4)
+    return progress.final(SCOPE, "FAILED", Exit.FAILED)
 
 
 def main(argv) -> int:

@@ -6,33 +6,31 @@ command. Reads only local files: it never waits on the companion. Exit 0 when no
 recovery, 11 when something does, 3 outside git.
 """
 
-import json
 import os
 import sys
 import time
 
 from maestro import knobs
-from maestro.cli_support import parser
+from maestro.commands.support import parser, write_envelope
 from maestro.locks import lockdir as claimlib
 from maestro.util import git as gitscope
 from maestro.locks import identity
 from maestro.locks import joblock
-from maestro.locks import lease
+from maestro.locks.lease_state import LeaseState, lock_path
 from maestro.errors import Exit, MaestroError
-
-PYZ = "python3 ~/.claude/hooks/maestro.pyz"
+from maestro.messages import CLEAR_JOB_LOCK, CLEAR_LEASE
 
 
 def lease_report(git_dir: str, now: float) -> dict:
-    lock = claimlib.LockDir(lease.lock_path(git_dir))
+    lock = claimlib.LockDir(lock_path(git_dir))
     if not lock.exists():
         return {"state": "absent", "path": lock.path}
-    state = lease.LeaseState(lock, lambda: now)
+    state = LeaseState(lock, lambda: now)
     report = {"path": lock.path, "age_seconds": int(state.age)}
     if state.identity is None or state.problem or (state.metadata is None and state.staged is None):
         why = state.problem or ("no generation" if state.identity is None else "no metadata (initializing or orphaned)")
         report.update(state="unidentifiable", reason=why,
-                      recovery=f"{PYZ} loop --clear-lease  (refused while the lock is younger than "
+                      recovery=f"{CLEAR_LEASE}  (refused while the lock is younger than "
                                f"{knobs.initializing_grace().value:g}s or a Codex writer is running)")
         return report
     pid = int(state.owner("pid", "0"))
@@ -52,10 +50,10 @@ def lease_report(git_dir: str, now: float) -> dict:
         poison = state.poison
         report.update(state="poisoned", poisoned_job=poison.get("unconfirmed_job", "unknown"),
                       reason=poison.get("unconfirmed_reason", "unknown"),
-                      recovery=f"{PYZ} loop --clear-lease  (only once no Codex job is writing: check the job's state "
+                      recovery=f"{CLEAR_LEASE}  (only once no Codex job is writing: check the job's state "
                                "and `git status` first)")
     elif owner == identity.DEAD:
-        report.update(state="orphaned", recovery=f"{PYZ} loop --clear-lease  (the owner process is gone; the next "
+        report.update(state="orphaned", recovery=f"{CLEAR_LEASE}  (the owner process is gone; the next "
                                                  "loop also reclaims it once its job is finished)")
     else:
         report["state"] = "held"
@@ -66,18 +64,18 @@ def joblock_report(git_dir: str) -> dict:
     lock = claimlib.LockDir(joblock.lock_path(git_dir))
     if not lock.exists():
         return {"state": "absent", "path": lock.path}
-    ident, record, problem = joblock._read(lock)
+    ident, record, problem = joblock.read_holder(lock)
     report = {"path": lock.path}
     if ident is None or problem or record is None:
         report.update(state="unidentifiable", reason=problem or "no metadata",
-                      recovery=f"{PYZ} loop --clear-job-lock")
+                      recovery=CLEAR_JOB_LOCK)
         return report
-    alive = joblock._holder_alive(record)
+    alive = joblock.holder_alive(record)
     report.update(state="held" if alive else "orphaned", job_class=record.get("class"),
                   job=record.get("job") or "unknown", session=record.get("session") or "unknown",
                   pid=int(record["pid"]))
     if not alive:
-        report["recovery"] = f"{PYZ} loop --clear-job-lock  (refused while its job is still running)"
+        report["recovery"] = f"{CLEAR_JOB_LOCK}  (refused while its job is still running)"
     return report
 
 
@@ -130,10 +128,12 @@ def main(argv) -> int:
         raise MaestroError("maestro status: not inside a git repository", Exit.USAGE)
     git_dir = gitscope.git_dir(root)
     now = time.time()
-    report = {"version": 1, "command": "status", "root": root, "git_dir": git_dir,
-              "lease": lease_report(git_dir, now), "job_lock": joblock_report(git_dir),
-              "provenance": last_provenance(git_dir)}
+    report = {"root": root, "git_dir": git_dir, "lease": lease_report(git_dir, now),
+              "job_lock": joblock_report(git_dir), "provenance": last_provenance(git_dir)}
     needs = any("recovery" in report[key] for key in ("lease", "job_lock"))
     report["needs_recovery"] = needs
-    sys.stdout.write(json.dumps(report, indent=2) + "\n" if args.json else render(report))
+    if args.json:
+        write_envelope("status", not needs, **report)
+    else:
+        sys.stdout.write(render(report))
     return Exit.BLOCKED if needs else Exit.OK

@@ -11,10 +11,12 @@ quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last 
 
 import sys
 
-from maestro.commands.entry import UsageError, adapter_main, positive_seconds
+from maestro.commands.entry import adapter_main, positive_seconds
+from maestro.errors import Exit, UsageError
 from maestro.util import progress
 
-STATES = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 125: "POISONED", 3: "FAILED", 4: "FAILED"}
+STATES = {Exit.OK: "DONE", Exit.NEEDS_ANSWERS: "NEEDS_ANSWERS", Exit.BLOCKED: "BLOCKED", Exit.POISONED: "POISONED",
+          Exit.USAGE: "FAILED", Exit.FAILED: "FAILED"}
 TURN_STATE = {0: "DONE", 10: "NEEDS_ANSWERS", 11: "BLOCKED", 4: "FAILED", 3: "FAILED"}
 
 
@@ -55,9 +57,9 @@ def _run(argv) -> int:
 
     recorder = RunRecorder(ctx, "watchdog", plan, plan_path)
     acquired = ctx.lease.acquire()
-    if acquired != 0:
-        return progress.final("WATCHDOG", {11: "BLOCKED", 4: "FAILED"}.get(acquired, "FAILED"), acquired)
-    rc = 4
+    if acquired != Exit.OK:
+        return progress.final("WATCHDOG", {Exit.BLOCKED: "BLOCKED", Exit.FAILED: "FAILED"}.get(acquired, "FAILED"), acquired)
+    rc = Exit.FAILED
     outcome = None
     try:
         outcome = ctx.write_turn(max_idle, poll).run(plan)
@@ -69,17 +71,17 @@ def _run(argv) -> int:
                 sys.stdout.flush()
             for line in outcome.evidence:
                 sys.stderr.write(line.rstrip("\n") + "\n")
-            if rc != 125 and outcome.result.strip():
+            if rc != Exit.POISONED and outcome.result.strip():
                 sys.stderr.write(f"IMPLEMENTER_STATE: {TURN_STATE.get(rc, 'FAILED')}\n")
             sys.stderr.flush()
         released = ctx.lease.release()
-        if released != 0 and rc not in (11, 125):
+        if released != Exit.OK and rc not in (Exit.BLOCKED, Exit.POISONED):
             ctx.emit(f"WATCHDOG_RELEASE: completion downgraded to BLOCKED because the write lease could not be "
                      f"released safely (was {STATES.get(rc, rc)})")
-            rc = 11
+            rc = Exit.BLOCKED
         recorder.finish(STATES.get(rc, "FAILED"), rc, 1 if outcome is not None and outcome.started else 0,
                         outcome.result if outcome is not None else "")
-    return progress.final("WATCHDOG", STATES.get(rc, "FAILED"), rc if rc in STATES else 4)
+    return progress.final("WATCHDOG", STATES.get(rc, "FAILED"), rc if rc in STATES else Exit.FAILED)
 
 
 def main(argv) -> int:

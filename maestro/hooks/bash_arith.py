@@ -4,7 +4,7 @@ expression assigns and reads (the analysis: `(( ))`, `$(( ))`, `let`). Imported 
 command has arithmetic.
 """
 
-from maestro.hooks.bash_lex import _NAME_START, DQUOTE, QLIT, Word
+from maestro.hooks.bash_syntax import NAME_START, DQUOTE, QLIT, Word
 
 MAX_REREADS = 16  # `((` that turns out to be two subshells is parsed twice; cap the retries
 
@@ -74,18 +74,18 @@ def reread(self, pending):
     return None
 
 
-def _arith_assigned(text):
-    return _arith_names(text)[0]
+def arith_assigned(text):
+    return arith_names(text)[0]
 
 
-def _arith_names(text):
+def arith_names(text):
     """(names an arithmetic expression assigns (`x=…`, `x+=…`, `x++`, `--x`), names it reads)."""
     names, referenced, i, n = [], [], 0, len(text)
     while i < n:
         c = text[i]
-        if c in _NAME_START:
+        if c in NAME_START:
             j = i + 1
-            while j < n and (text[j] in _NAME_START or text[j].isdigit()):
+            while j < n and (text[j] in NAME_START or text[j].isdigit()):
                 j += 1
             name = text[i:j]
             k = j

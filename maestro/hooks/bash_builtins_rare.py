@@ -10,13 +10,13 @@ import posixpath
 import stat
 
 from maestro.hooks.bash_expand import ABSENT, join
-from maestro.hooks.bash_run import _change_dir, _unknown, _values
+from maestro.hooks.bash_run import change_dir, mark_unknown, word_values
 
 SOURCE_LIMIT = 256 * 1024
 
 
 def _pushd(an, argv, st, stdin):
-    args = [a for a in _values(argv) if a != "--"]
+    args = [a for a in word_values(argv) if a != "--"]
     stack = st.dirstack
     if args and (args[0] is None or args[0][:1] in "+-"):
         result = st.copy()
@@ -25,16 +25,16 @@ def _pushd(an, argv, st, stdin):
     if not args:
         if not stack:
             return st, st
-        succ, fail = _change_dir(st, stack[0], False, an)
+        succ, fail = change_dir(st, stack[0], False, an)
         succ.dirstack = (st.cwd,) + stack[1:]
         return succ, fail
-    succ, fail = _change_dir(st, args[0], False, an)
+    succ, fail = change_dir(st, args[0], False, an)
     succ.dirstack = None if stack is None else (st.cwd,) + stack
     return succ, fail
 
 
 def _popd(an, argv, st, stdin):
-    args = [a for a in _values(argv) if a != "--"]
+    args = [a for a in word_values(argv) if a != "--"]
     stack = st.dirstack
     if args or stack is None:
         result = st.copy()
@@ -42,13 +42,13 @@ def _popd(an, argv, st, stdin):
         return result, result
     if not stack:
         return st, st
-    succ, fail = _change_dir(st, stack[0], False, an)
+    succ, fail = change_dir(st, stack[0], False, an)
     succ.dirstack = stack[1:]
     return succ, fail
 
 
 def _read(an, argv, st, stdin):
-    args, names, k = _values(argv), [], 0
+    args, names, k = word_values(argv), [], 0
     while k < len(args):
         arg = args[k]
         k += 1
@@ -66,14 +66,14 @@ def _read(an, argv, st, stdin):
                 if flag == "a":
                     names.append(value)
                 break
-    _unknown(st, names or ["REPLY"])
+    mark_unknown(st, names or ["REPLY"])
     return st, st
 
 
 def _mapfile(an, argv, st, stdin):
     from maestro.hooks.targets import Script
 
-    args, name, k = _values(argv), "MAPFILE", 0
+    args, name, k = word_values(argv), "MAPFILE", 0
     while k < len(args):
         arg = args[k]
         k += 1
@@ -86,28 +86,28 @@ def _mapfile(an, argv, st, stdin):
                                   st.copy(), None, None, True)
             continue
         name = arg
-    _unknown(st, [name])
+    mark_unknown(st, [name])
     return st, st
 
 
 def _getopts(an, argv, st, stdin):
-    args = _values(argv)
-    _unknown(st, args[1:2] + ["OPTARG", "OPTIND"])
+    args = word_values(argv)
+    mark_unknown(st, args[1:2] + ["OPTARG", "OPTIND"])
     return st, st
 
 
 def _let(an, argv, st, stdin):
-    from maestro.hooks.bash_arith import _arith_assigned
+    from maestro.hooks.bash_arith import arith_assigned
 
-    for arg in _values(argv):
-        _unknown(st, [None] if arg is None else _arith_assigned(arg))
+    for arg in word_values(argv):
+        mark_unknown(st, [None] if arg is None else arith_assigned(arg))
     return st, st
 
 
 def _trap(an, argv, st, stdin):
     from maestro.hooks.targets import Script, Target
 
-    args = _values(argv)
+    args = word_values(argv)
     while args and args[0] in ("-l", "-p", "--"):
         args.pop(0)
     if len(args) >= 2 and args[0] not in ("-", ""):
@@ -122,7 +122,7 @@ def _alias(an, argv, st, stdin):
     """An alias may be expanded on later lines: analyse its text now, like a function body."""
     from maestro.hooks.targets import Script
 
-    for arg in _values(argv):
+    for arg in word_values(argv):
         if arg is None:
             st.poisoned = True
             continue
@@ -145,7 +145,7 @@ def _source(an, argv, st, stdin):
     from maestro.hooks.bash_parse import MAX_NESTING, parse
     from maestro.hooks.targets import BashSyntaxError, Script, Target
 
-    args = _values(argv)
+    args = word_values(argv)
     path = args[0] if args else None
     unknown = st.copy()
     unknown.cwd, unknown.poisoned = None, True

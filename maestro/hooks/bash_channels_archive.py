@@ -18,7 +18,7 @@
 
 import os
 
-from maestro.hooks.bash_channels import has, is_dir, scan, target, values
+from maestro.hooks.bash_channels_common import has, is_dir, scan, target, values
 from maestro.hooks.targets import Script, Target, Word
 
 TAR_ARG_LETTERS = "bCfFgHIKLNTVX"

@@ -11,8 +11,7 @@ The program is tokenised as awk does: strings, regex literals (`/…/` where an 
 stand), comments and line continuations are data.
 """
 
-from maestro.hooks.bash_channels import has, scan, target, unresolved_code, values
-from maestro.hooks.bash_channels_scripts import read_program_file
+from maestro.hooks.bash_channels_common import has, read_program_file, scan, target, unresolved_code, values
 from maestro.hooks.targets import Script, Target
 
 OPERAND_END = ("name", "number", "string", ")", "]", "$")  # after these a `/` divides

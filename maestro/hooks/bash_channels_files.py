@@ -16,7 +16,8 @@ Verbs read as "<channel> would <action> <word>":
 
 import os
 
-from maestro.hooks.bash_channels import as_link_maker, chdir, has, into_dir, is_dir, resolve, scan, target, under_dir, values
+from maestro.hooks.bash_channels_common import (as_link_maker, chdir, has, into_dir, is_dir, resolve, scan, target,
+                                                under_dir, values)
 from maestro.hooks.targets import Run, Target, Word
 
 COPY_LONG_ARG = ("target-directory", "suffix", "sparse", "no-preserve", "mode", "owner", "group",
@@ -313,7 +314,7 @@ def _find(name, argv, cwd, env, home, depth):
                     word = Word(None, word.raw, False)  # the found file's name: unknown here
                 inner.append(word)
             if inner and value in ("-execdir", "-okdir"):
-                out += under_dir(inner, None, env, home, depth)  # runs in each file's own directory
+                out += under_dir(inner, None)  # runs in each file's own directory
             elif inner:
                 out.append(Run(inner))
         elif value in ("-fprint", "-fprint0", "-fls", "-fprintf") and i < len(args):

@@ -9,6 +9,7 @@
   (`mytool --run bash -c 'echo x > src/app.py'`).
 """
 
+from maestro.hooks.bash_channels_common import program_name
 from maestro.hooks.targets import Run
 
 UNPARSED_WRAPPERS = frozenset((
@@ -27,8 +28,6 @@ MAX_CANDIDATES = 4
 
 def unknown_program_writes(name, argv):
     """Runs for the commands a program outside the table may run (see the module docstring)."""
-    from maestro.hooks.bash_channels import program_name
-
     out = []
     if name in UNPARSED_WRAPPERS:
         for k in range(1, len(argv)):

@@ -25,7 +25,7 @@ rm, mv, clean, reset, stash, apply, plumbing, worktree, clone) live in bash_chan
 
 import os
 
-from maestro.hooks.bash_channels import chdir, has, scan, target, values
+from maestro.hooks.bash_channels_common import chdir, has, scan, target, values
 from maestro.hooks.bash_channels_git_tree import WORKTREE_SUBCOMMANDS
 from maestro.hooks.targets import Run, Script, Target, Word
 

@@ -9,7 +9,7 @@
   GIT_EDITOR, EDITOR, VISUAL, GIT_PAGER, PAGER, … are commands git runs through the shell.
 """
 
-from maestro.hooks.bash_channels import scan, target, values
+from maestro.hooks.bash_channels_common import scan, target, values
 from maestro.hooks.targets import Script, Target, Word
 
 RUNS_PREFIXES = ("alias.", "filter.", "include.", "includeif.", "pager.", "credential", "url.")

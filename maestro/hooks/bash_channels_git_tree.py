@@ -10,7 +10,7 @@ the rules are listed in its docstring.
 
 import os
 
-from maestro.hooks.bash_channels import has, into_dir, resolve, scan, target, values
+from maestro.hooks.bash_channels_common import has, into_dir, resolve, scan, target, values
 from maestro.hooks.targets import Target
 
 

@@ -15,7 +15,8 @@ the engine (lang "sh", "python", "node"; perl/ruby live in bash_channels_scripts
 Program text whose value is unknown (`bash -c "$CMD"`) fails closed: a Target with path None.
 """
 
-from maestro.hooks.bash_channels import chdir, has, run_rest, scan, target, under_dir, unresolved_code, values
+from maestro.hooks.bash_channels_common import (chdir, has, run_rest, scan, target, under_dir, unresolved_code,
+                                                values)
 from maestro.hooks.targets import Script, Target, Word
 
 
@@ -342,7 +343,7 @@ def _runner(name, argv, cwd, env, home, depth):
                 directory = rest[1]
         rest = rest[1:] if eq or key not in RUNNER_ARG_OPTIONS else rest[2:]
     if directory is not None and rest:
-        return under_dir(rest, chdir(cwd, directory), env, home, depth)
+        return under_dir(rest, chdir(cwd, directory))
     return run_rest(rest)
 
 

@@ -15,9 +15,7 @@
 - yq -i: changes its file operands.
 """
 
-import os
-
-from maestro.hooks.bash_channels import has, resolve, scan, target, unresolved_code, values
+from maestro.hooks.bash_channels_common import has, read_program_file, scan, target, unresolved_code, values
 from maestro.hooks.targets import Script, Target, Word
 
 SED_LONG_ARG = ("expression", "file", "line-length")
@@ -69,20 +67,6 @@ def _sed(name, argv, cwd, env, home, depth):
             else:
                 out.append(Target("sed e", "run", None, "the input lines as commands", cwd))
     return out
-
-
-def read_program_file(channel, word, cwd):
-    """The text of a script file named by `-f FILE` (sed/awk), or a fail-closed Target."""
-    full = resolve(word.value, cwd)
-    if full is not None and full not in ("-", "/dev/stdin") and os.path.isfile(full):
-        try:
-            with open(full, "rb") as handle:
-                data = handle.read(65537)
-            if len(data) <= 65536:
-                return data.decode("utf-8", "replace")
-        except OSError:
-            pass
-    return Target(channel, "run", None, word.raw)
 
 
 def sed_script_effects(script):

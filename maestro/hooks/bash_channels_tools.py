@@ -14,7 +14,7 @@
 
 import os
 
-from maestro.hooks.bash_channels import has, into_dir, is_dir, scan, target, values
+from maestro.hooks.bash_channels_common import has, into_dir, is_dir, scan, target, values
 from maestro.hooks.targets import Run, Script, Target, Word
 
 

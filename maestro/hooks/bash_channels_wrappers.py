@@ -2,13 +2,14 @@
 
 `sudo`, `env`, `timeout`, `nice`, `xargs`, `nohup`, … write nothing themselves (`time -o` aside):
 each hands the command it runs back to the engine as a `Run`, resolved against `-C`/`-D`/`--chdir`
-through bash_channels.under_dir. `env -S` splits its string into words; `sudo -s`/`doas -s` with no
+through bash_channels_common.under_dir. `env -S` splits its string into words; `sudo -s`/`doas -s` with no
 command run a shell on stdin; `xargs` runs its command with arguments read from stdin (unknown
 words). Split out of bash_channels.py so that a Bash call naming no wrapper does not load them;
 imported on the first wrapper seen. Their functions take (argv, cwd, env, home, depth).
 """
 
-from maestro.hooks.bash_channels import chdir, has, run_rest, scan, target, under_dir, unresolved_code, values
+from maestro.hooks.bash_channels_common import (chdir, has, run_rest, scan, target, under_dir, unresolved_code,
+                                                values)
 from maestro.hooks.targets import Run, Script, Target, Word
 
 
@@ -61,7 +62,7 @@ def _env(argv, cwd, env, home, depth):
         break
     dirs = values(opts, "C", "chdir")
     if dirs and rest:
-        return under_dir(rest, chdir(cwd, dirs[-1]), env, home, depth)
+        return under_dir(rest, chdir(cwd, dirs[-1]))
     return run_rest(rest)
 
 
@@ -82,10 +83,10 @@ def _sudo(argv, cwd, env, home, depth):
     if not rest and has(opts, "s", "shell", "i", "login"):
         return [Script("sh", None, argv[0].raw)]
     if has(opts, "R", "chroot") and rest:
-        return under_dir(rest, None, env, home, depth)
+        return under_dir(rest, None)
     dirs = values(opts, "D", "chdir")
     if dirs and rest:
-        return under_dir(rest, chdir(cwd, dirs[-1]), env, home, depth)
+        return under_dir(rest, chdir(cwd, dirs[-1]))
     return run_rest(rest)
 
 

@@ -12,11 +12,10 @@ bash_patterns, imported only when a word has a brace or a glob to expand.
 Hot path: no `re`.
 """
 
-from maestro.hooks.bash_parse import ARITH, ARRAY, CMDSUB, LIT, PARAM, PROCSUB, QLIT
+from maestro.hooks.bash_syntax import (  # noqa: F401 (MAX_FIELDS, UNSET: re-exported for the analysis)
+    ARITH, ARRAY, CMDSUB, LIT, MAX_FIELDS, PARAM, PROCSUB, QLIT, UNSET, has_glob)
 from maestro.hooks.targets import Target, Word
 
-MAX_FIELDS = 256  # brace alternatives / glob matches / loop values beyond which a word is unknown
-UNSET = object()  # a variable known to be unset (`unset X`, or one of DEFAULT_UNSET absent from env)
 ABSENT = object()  # not in the state at all: the Bash tool's shell may set it (rc files): unknown
 # Absent from the hook's environment, these are taken as unset: bash's own defaults apply and the
 # common idioms depend on it (`${TMPDIR:-/tmp}`, `mktemp`, word splitting, `cd relative`).
@@ -133,9 +132,9 @@ def expand(word, st, an):
         return [Word(text, word.raw, True)]
     alternatives = [parts]
     if any(p[0] == LIT and "{" in p[1] for p in parts):
-        from maestro.hooks.bash_patterns import _braces  # only a word with a brace
+        from maestro.hooks.bash_patterns import expand_braces  # only a word with a brace
 
-        alternatives = _braces(parts)
+        alternatives = expand_braces(parts)
         if alternatives is not None and alternatives != [parts] and any(
                 p[0] == PARAM and not p[5] and not p[6].startswith("${") and k + 1 < len(parts)
                 and parts[k + 1][0] == LIT and parts[k + 1][1].startswith("{") for k, p in enumerate(parts)):
@@ -230,14 +229,14 @@ def _expand_fields(parts, raw, literal, st, an):
         if not keep and not any(text for text, _ in segments):
             continue
         if any(globbable is None for _, globbable in segments):
-            if any(globbable and _has_glob(text) for text, globbable in segments):
+            if any(globbable and has_glob(text) for text, globbable in segments):
                 return [Word(None, raw, False)]  # what `/tmp/*.$$` matches depends on the number
             if not _number_safe([(text, globbable is None) for text, globbable in segments], st.cwd):
                 return [Word(None, raw, False)]
-        if any(globbable and _has_glob(text) for text, globbable in segments):
-            from maestro.hooks.bash_patterns import _glob  # only a word that really globs
+        if any(globbable and has_glob(text) for text, globbable in segments):
+            from maestro.hooks.bash_patterns import expand_glob  # only a word that really globs
 
-            matches = _glob(segments, st.cwd)
+            matches = expand_glob(segments, st.cwd)
             if matches is None:
                 return [Word(None, raw, False)]
             if matches:
@@ -359,16 +358,3 @@ def _number_safe(pieces, cwd):
     from maestro.hooks.bash_expand_number import number_path_is_safe  # only words with `$$` and kin
 
     return number_path_is_safe(pieces, cwd, REPRESENTATIVE_NUMBER)
-
-
-def _has_glob(text):
-    if "*" in text or "?" in text:
-        return True
-    k = text.find("[")
-    return k >= 0 and "]" in text[k + 2:]
-
-
-# shared by bash_patterns (`{1..3}`) and bash_output (`printf %d`)
-def _is_int(text):
-    body = text[1:] if text[:1] in "+-" else text
-    return body.isdigit() and body.isascii() and len(body) < 12

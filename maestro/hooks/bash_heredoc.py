@@ -4,7 +4,7 @@ with its expansions). Functions of the parser (`self` is a bash_parse._Parser), 
 class so that this module is imported only when a command has a here-document.
 """
 
-from maestro.hooks.bash_lex import HEREDOC, LIT, QLIT, Word
+from maestro.hooks.bash_syntax import HEREDOC, LIT, QLIT, Word
 
 
 def read_heredocs(self):
@@ -49,7 +49,7 @@ def heredoc_text(self, delim):
     return s[i:k]
 
 
-def _delimiter(word):
+def heredoc_delimiter(word):
     """A heredoc delimiter with quotes removed (substitutions are taken literally, as bash does)."""
     text = []
     for part in word.parts:

@@ -8,7 +8,7 @@ A word is a Word whose parts are tuples:
   (ARITH, Word, quoted, raw)           $((…)) and $[…]; the Word holds its inner expansions
   (PROCSUB, "<" or ">", list, raw)     <(…) >(…)
   (ARRAY, [Word…], raw)                the (…) of `declare -a x=(…)` arguments
-_Lexer reads blanks and comments, tells redirection and assignment tokens, and reads words
+Lexer reads blanks and comments, tells redirection and assignment tokens, and reads words
 (quotes, escapes, `$` forms). It is the base class of bash_parse._Parser, whose grammar it calls
 back for the commands inside `$(…)`. The forms most command lines do not have are read by modules
 imported when a command has one: backquotes, `<(…)` and `$'…'` (bash_lex_rare), here-document
@@ -16,45 +16,23 @@ bodies (bash_heredoc), arithmetic text (bash_arith).
 No `re`: this module is imported for every Bash payload.
 """
 
+from maestro.hooks.bash_syntax import (DIGITS, META, NAME_CHARS, NAME_START, ARITH, BRACE, BRACE_DQ, CMDSUB, DQUOTE,
+                                       HEREDOC, LIT, NORMAL, PARAM, QLIT, SUBSCRIPT, Word)
 from maestro.hooks.targets import BashSyntaxError
 
 MAX_WORDS = 100000  # words + expansions + 8 per command: the hook must answer in time, whatever the input
 
-LIT, QLIT, PARAM, CMDSUB, ARITH, PROCSUB, ARRAY = range(7)
-
-_META = frozenset(" \t\n;&|<>()")
-_DIGITS = frozenset("0123456789")
-_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NAME = _NAME_START | _DIGITS
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
 
-# word modes: what ends a word and which characters are special inside it
-NORMAL, DQUOTE, BRACE, BRACE_DQ, HEREDOC, SUBSCRIPT, REGEX = range(7)
-_STOP = (_META, frozenset('"'), frozenset("}"), frozenset("}"), frozenset(), frozenset("]"), frozenset(" \t\n()"))
+# word modes (bash_syntax): what ends a word and which characters are special inside it
+_STOP = (META, frozenset('"'), frozenset("}"), frozenset("}"), frozenset(), frozenset("]"), frozenset(" \t\n()"))
 _SPECIAL = tuple(stop | frozenset(extra) for stop, extra in zip(
     _STOP, ("'\"\\$`<>", "\\$`", "'\"\\$`", "\"\\$`", "\\$`", "'\"\\$`", "'\"\\$`()")))
 _QUOTED_MODES = (False, True, False, True, True, False, False)
 _ESCAPABLE = {DQUOTE: frozenset('$`"\\'), BRACE_DQ: frozenset('$`"\\}'), HEREDOC: frozenset("$`\\")}
 
 
-class Word:
-    __slots__ = ("parts", "raw")
-
-    def __init__(self, parts, raw):
-        self.parts = parts
-        self.raw = raw
-
-    def literal_text(self):
-        """The text when the word is plain or quoted text only, else None."""
-        if all(p[0] <= QLIT for p in self.parts):
-            return "".join(p[1] for p in self.parts)
-        return None
-
-    def __repr__(self):
-        return f"Word({self.raw!r})"
-
-
-class _Lexer:
+class Lexer:
     """Blanks, tokens and words; the grammar is in the subclass, bash_parse._Parser."""
 
     __slots__ = ("s", "i", "n", "depth", "limit", "pending", "rereads")
@@ -114,12 +92,12 @@ class _Lexer:
         if c == "&":
             return s.startswith(">", i + 1)
         j = i
-        if c in _DIGITS:
-            while j < n and s[j] in _DIGITS:
+        if c in DIGITS:
+            while j < n and s[j] in DIGITS:
                 j += 1
-        elif c == "{" and i + 1 < n and s[i + 1] in _NAME_START:
+        elif c == "{" and i + 1 < n and s[i + 1] in NAME_START:
             j = i + 1
-            while j < n and s[j] in _NAME:
+            while j < n and s[j] in NAME_CHARS:
                 j += 1
             if not s.startswith("}", j):
                 return False
@@ -131,10 +109,10 @@ class _Lexer:
     def assignment_length(self):
         """Length of `name=` / `name+=` / `name[sub]=` at the cursor, or 0."""
         s, n, i = self.s, self.n, self.i
-        if i >= n or s[i] not in _NAME_START:
+        if i >= n or s[i] not in NAME_START:
             return 0
         j = i + 1
-        while j < n and s[j] in _NAME:
+        while j < n and s[j] in NAME_CHARS:
             j += 1
         if s.startswith("[", j):
             depth = parens = 0
@@ -285,9 +263,9 @@ class _Lexer:
                 self.fail("unterminated $\"")
             out.extend(inner or [(QLIT, "")])
             self.i += 1
-        elif nxt and nxt in _NAME_START:
+        elif nxt and nxt in NAME_START:
             j = i + 2
-            while j < self.n and s[j] in _NAME:
+            while j < self.n and s[j] in NAME_CHARS:
                 j += 1
             out.append((PARAM, s[i + 1:j], None, None, None, quoted, s[i:j]))
             self.i = j
@@ -307,12 +285,12 @@ class _Lexer:
             op = "other"  # ${#x} length, ${!x} indirection: not resolvable
             j += 1
         k = j
-        while k < self.n and s[k] in _NAME:
+        while k < self.n and s[k] in NAME_CHARS:
             k += 1
         if k == j and k < self.n and s[k] in _SPECIAL_PARAMS:
             k += 1
         name = s[j:k]
-        if not name or (name[0] in _DIGITS and not name.isdigit()):
+        if not name or (name[0] in DIGITS and not name.isdigit()):
             self.fail(f"bad substitution {s[start:start + 12]!r}")
         self.i = k
         if s.startswith("[", k):

@@ -5,7 +5,7 @@ the parser (`self` is a bash_parse._Parser), kept out of its class so that this 
 imported only when a command has one of these forms.
 """
 
-from maestro.hooks.bash_lex import CMDSUB, PROCSUB
+from maestro.hooks.bash_syntax import CMDSUB, PROCSUB
 from maestro.hooks.targets import BashSyntaxError
 
 _ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",

@@ -5,7 +5,7 @@ when a pipeline stage or a substitution is one of those programs.
 
 import posixpath
 
-from maestro.hooks.bash_expand import UNSET, _is_int
+from maestro.hooks.bash_syntax import UNSET, is_int
 
 # ---------------------------------------------------------------------------------------- programs
 
@@ -114,7 +114,7 @@ def printf_output(args):
                     if "\\c" in arg:
                         return None  # %b's \c ends all output
                     arg = _escapes(arg)
-                elif conv in "di" and not _is_int(arg.strip()):
+                elif conv in "di" and not is_int(arg.strip()):
                     return None
                 elif conv == "c":
                     arg = arg[:1]

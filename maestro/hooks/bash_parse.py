@@ -2,12 +2,13 @@
 substitution a command line would run, as bash itself would split it.
 
 `parse(command)` returns a CommandList. Words keep their quoting structure as parts (LIT, QLIT,
-PARAM, CMDSUB, ARITH, PROCSUB, ARRAY: described in bash_lex, re-exported here with Word).
+PARAM, CMDSUB, ARITH, PROCSUB, ARRAY: described in bash_lex; they, Word and the tree's node
+classes live in bash_syntax and are re-exported here).
 Malformed input raises BashSyntaxError. Recursion is bounded by `max_depth` nesting levels, the
 work by the input length (one pass; a failed `((` guess is re-read at most a few times).
 
 _Parser (lists, pipelines, commands, redirections, assignments) extends the tokenizer
-bash_lex._Lexer. What most command lines do not have is imported on first use: compound
+bash_lex.Lexer. What most command lines do not have is imported on first use: compound
 commands (bash_parse_compound), here-documents (bash_heredoc), arithmetic (bash_arith),
 backquotes and `<(…)` (bash_lex_rare).
 No `re`: this module is imported for every Bash payload.
@@ -15,8 +16,10 @@ No `re`: this module is imported for every Bash payload.
 
 import gc
 
-from maestro.hooks.bash_lex import (  # noqa: F401 (the parse tree's names, re-exported)
-    _META, _NAME_START, ARITH, ARRAY, CMDSUB, LIT, PARAM, PROCSUB, QLIT, SUBSCRIPT, Word, _Lexer)
+from maestro.hooks.bash_lex import Lexer
+from maestro.hooks.bash_syntax import (  # noqa: F401 (the parse tree's names, re-exported)
+    META, NAME_START, ARITH, ARRAY, CMDSUB, LIT, PARAM, PROCSUB, QLIT, SUBSCRIPT, AndOr, Assign, CommandList,
+    Compound, Pipeline, Redir, Simple, Word)
 from maestro.hooks.targets import BashSyntaxError
 
 MAX_LENGTH = 1 << 20
@@ -26,60 +29,6 @@ _RESERVED = frozenset(("if", "then", "elif", "else", "fi", "do", "done", "case",
                        "select", "function", "time", "{", "}", "!", "[[", "]]", "in", "coproc"))
 _NOT_A_COMMAND = frozenset(("then", "elif", "else", "fi", "do", "done", "esac", "}"))
 _DECLARATIONS = frozenset(("declare", "typeset", "local", "export", "readonly"))
-
-
-class Assign:
-    __slots__ = ("name", "index", "append", "value", "array", "raw")
-
-    def __init__(self, name, index, append, value, array, raw):
-        self.name, self.index, self.append, self.value, self.array, self.raw = name, index, append, value, array, raw
-
-
-class Redir:
-    """fd: "" (default), digits, or "{name}"; body: heredoc text (quoted delimiter) or a Word."""
-    __slots__ = ("fd", "op", "target", "body")
-
-    def __init__(self, fd, op, target, body=None):
-        self.fd, self.op, self.target, self.body = fd, op, target, body
-
-
-class Simple:
-    __slots__ = ("assigns", "words", "redirs")
-
-    def __init__(self, assigns, words, redirs):
-        self.assigns, self.words, self.redirs = assigns, words, redirs
-
-
-class Compound:
-    """kind: subshell group if while until for select arith_for case cond arith function coproc.
-    if: arms [(cond, body)…] + body (else or None); while/until: arms [(cond, body)]; for/select:
-    name, words (None: "$@"), body; arith_for: words [Word…], body; case: words [subject], arms
-    [(patterns, body or None, terminator)…]; cond/arith: words; function/coproc: name, body (a command)."""
-    __slots__ = ("kind", "body", "arms", "words", "name", "redirs")
-
-    def __init__(self, kind, body=None, arms=None, words=None, name=None):
-        self.kind, self.body, self.arms, self.words, self.name, self.redirs = kind, body, arms, words, name, []
-
-
-class Pipeline:
-    __slots__ = ("cmds", "negated")
-
-    def __init__(self, cmds, negated):
-        self.cmds, self.negated = cmds, negated
-
-
-class AndOr:
-    __slots__ = ("pipelines", "ops")
-
-    def __init__(self, pipelines, ops):
-        self.pipelines, self.ops = pipelines, ops
-
-
-class CommandList:
-    __slots__ = ("items",)  # [(AndOr, background)]
-
-    def __init__(self, items):
-        self.items = items
 
 
 def parse(command: str, max_depth: int = MAX_NESTING) -> CommandList:
@@ -94,7 +43,7 @@ def parse(command: str, max_depth: int = MAX_NESTING) -> CommandList:
             gc.enable()
 
 
-class _Parser(_Lexer):
+class _Parser(Lexer):
     __slots__ = ()
 
     def top(self):
@@ -109,12 +58,12 @@ class _Parser(_Lexer):
     def peek_reserved(self):
         s, n, i = self.s, self.n, self.i
         j = i
-        while j < n and s[j] not in _META and s[j] not in "'\"\\$`":
+        while j < n and s[j] not in META and s[j] not in "'\"\\$`":
             j += 1
             if j - i > 8:
                 return None
         word = s[i:j]
-        if word in _RESERVED and (j >= n or s[j] in _META):
+        if word in _RESERVED and (j >= n or s[j] in META):
             return word
         return None
 
@@ -191,7 +140,7 @@ class _Parser(_Lexer):
                 self.i += 4
                 timed = True
                 self.skip(False)
-                while s.startswith(("-p", "--"), self.i) and (self.i + 2 >= self.n or s[self.i + 2] in _META):
+                while s.startswith(("-p", "--"), self.i) and (self.i + 2 >= self.n or s[self.i + 2] in META):
                     self.i += 2
                     self.skip(False)
             else:
@@ -257,7 +206,7 @@ class _Parser(_Lexer):
             self.skip(False)
             if self.at_redirection():
                 node.redirs.append(self.parse_redirection())
-            elif self.i < self.n and self.s[self.i] not in _META and self.peek_reserved() is None:
+            elif self.i < self.n and self.s[self.i] not in META and self.peek_reserved() is None:
                 self.unexpected()
             else:
                 return node
@@ -280,9 +229,9 @@ class _Parser(_Lexer):
             self.fail(f"missing target after {op}")
         redir = Redir(fd, op, target)
         if op in ("<<", "<<-"):
-            from maestro.hooks.bash_heredoc import _delimiter  # only a command with a here-document
+            from maestro.hooks.bash_heredoc import heredoc_delimiter  # only a command with a here-document
 
-            redir.body = _delimiter(target)
+            redir.body = heredoc_delimiter(target)
             self.pending.append(redir)
         return redir
 
@@ -308,9 +257,9 @@ class _Parser(_Lexer):
                 from maestro.hooks import bash_parse_compound  # `name() …`: a function definition
 
                 return bash_parse_compound.function_body(self, words[0].raw)
-            if c in _META and not (c in "<>" and s.startswith("(", self.i + 1)):
+            if c in META and not (c in "<>" and s.startswith("(", self.i + 1)):
                 break
-            length = self.assignment_length() if (c in _NAME_START and (not words or declaration)) else 0
+            length = self.assignment_length() if (c in NAME_START and (not words or declaration)) else 0
             if length:
                 start = self.i
                 head = s[start:start + length]

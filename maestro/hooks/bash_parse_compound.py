@@ -4,8 +4,7 @@ bash_parse._Parser) kept out of its class so that this module is imported only w
 line has one: most are simple commands and pipelines, parsed on the hook's hot path.
 """
 
-from maestro.hooks.bash_lex import _META, _NAME, _NAME_START, LIT, REGEX, Word
-from maestro.hooks.bash_parse import Compound
+from maestro.hooks.bash_syntax import META, NAME_CHARS, NAME_START, LIT, REGEX, Compound, Word
 
 
 def cmd_group(self):
@@ -68,7 +67,7 @@ def cmd_for(self, kind="for"):
             self.i += 1
         return Compound("arith_for", body=loop_body(self), words=[arith])
     name = self.word().literal_text()
-    if not name or name[0] not in _NAME_START or any(ch not in _NAME for ch in name):
+    if not name or name[0] not in NAME_START or any(ch not in NAME_CHARS for ch in name):
         self.fail(f"bad {kind} loop variable")
     self.skip(True)
     words = None
@@ -87,7 +86,7 @@ def cmd_for(self, kind="for"):
 
                     bash_heredoc.read_heredocs(self)
                 break
-            if c in _META:
+            if c in META:
                 self.unexpected()
             words.append(self.word())
     elif s.startswith(";", self.i):

@@ -6,8 +6,7 @@ make several words of one. Imported only when a word has a brace or a glob to ex
 import os
 import posixpath
 
-from maestro.hooks.bash_expand import MAX_FIELDS, _has_glob, _is_int
-from maestro.hooks.bash_parse import LIT
+from maestro.hooks.bash_syntax import LIT, MAX_FIELDS, has_glob, is_int
 
 MAX_LISTED = 20000  # directory entries a glob may read
 
@@ -15,7 +14,7 @@ MAX_LISTED = 20000  # directory entries a glob may read
 # ---------------------------------------------------------------------------------------- braces
 
 
-def _braces(parts):
+def expand_braces(parts):
     """Brace expansion on a word's parts: a list of part lists, or None past the bound."""
     atoms = []
     for part in parts:
@@ -87,11 +86,11 @@ def _sequence(text):
         return None
     step = 1
     if len(pieces) == 3:
-        if not _is_int(pieces[2]):
+        if not is_int(pieces[2]):
             return None
         step = abs(int(pieces[2])) or 1
     first, last = pieces[0], pieces[1]
-    if _is_int(first) and _is_int(last):
+    if is_int(first) and is_int(last):
         a, b = int(first), int(last)
         if abs(b - a) // step + 1 > MAX_FIELDS:
             return ["{" + text + "}"] * (MAX_FIELDS + 1)
@@ -109,7 +108,7 @@ def _sequence(text):
 # ---------------------------------------------------------------------------------------- globs
 
 
-def _glob(segments, cwd):
+def expand_glob(segments, cwd):
     """Matches of a field whose unquoted parts hold glob characters: sorted paths, [] for no
     match (bash then keeps the word), None when it cannot be known (unknown cwd, too many)."""
     pattern = []
@@ -138,7 +137,7 @@ def _glob(segments, cwd):
         if comp == "":
             continue
         last = all(c == "" for c in components[k + 1:])
-        if not _has_glob(comp):
+        if not has_glob(comp):
             plain = comp.replace("[*]", "*").replace("[?]", "?").replace("[[]", "[").replace("[]]", "]")
             candidates = [(shown + plain + ("" if last and not only_dirs else "/"),
                            posixpath.join(real, plain)) for shown, real in candidates]

@@ -1,4 +1,4 @@
-"""Running one expanded command, for the Bash analysis (_Runner is a base class of
+"""Running one expanded command, for the Bash analysis (Runner is a base class of
 bash_writes.Analyzer): a builtin that changes the shell's state, a defined function or alias, or
 a program.
 
@@ -18,22 +18,28 @@ import posixpath
 
 from maestro.hooks.bash_expand import UNSET, expand, expand_text, join
 from maestro.hooks.bash_parse import LIT, MAX_NESTING, parse
+from maestro.hooks.bash_syntax import NAME_START
 from maestro.hooks.targets import BashSyntaxError, Run, Script, Target
 
-NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 DECLARATIONS = frozenset(("declare", "typeset", "local", "export", "readonly"))
 CODE_INITIALS = frozenset("PBGEVHSNLIMRC")  # the first letters of bash_hazards.CODE_VARIABLES
+MAX_STEPS = 20000  # commands analysed (loops are analysed more than once): bash_writes, bash_writes_compound
 
 
 def is_name(text):
     return bool(text) and text[0] in NAME_START and all(c in NAME_START or c.isdigit() for c in text)
 
 
-def _values(argv):
+def word_values(argv):
     return [w.value for w in argv[1:]]
 
 
-def _change_dir(st, target, physical=False, an=None):
+def under_link(an, path):
+    """`path` is (or is under) a link an earlier `ln` of this command made: it may lead anywhere."""
+    return any(path == link or path.startswith(link.rstrip("/") + "/") for link in an.links)
+
+
+def change_dir(st, target, physical=False, an=None):
     """(success, failure) states of a `cd` to `target` (None: unknown). A directory that exists
     now may be gone when the `cd` runs (an earlier command removes it): the failure state keeps
     the old cwd, and only `&&` after the `cd` is sure to run in the new one. `cd -P` resolves
@@ -47,8 +53,6 @@ def _change_dir(st, target, physical=False, an=None):
         if new is not None:
             new = os.path.realpath(new) if physical else posixpath.normpath(new)
     if new is not None and an is not None and an.links:
-        from maestro.hooks.bash_writes import under_link
-
         new = None if under_link(an, new) else new
     succ = st.copy()
     succ.cwd = new
@@ -60,7 +64,7 @@ def _change_dir(st, target, physical=False, an=None):
 
 
 def _cd(an, argv, st, stdin):
-    args = _values(argv)
+    args = word_values(argv)
     physical = False
     while args and args[0] is not None and len(args[0]) > 1 and args[0][0] == "-" and (
             args[0] == "--" or all(c in "LPe@" for c in args[0][1:])):
@@ -72,20 +76,20 @@ def _cd(an, argv, st, stdin):
         home = st.lookup("HOME")
         if home is UNSET:
             return st, st
-        return _change_dir(st, home if type(home) is str else None, False, an)
+        return change_dir(st, home if type(home) is str else None, False, an)
     target = args[0]
     if target == "-":
         old = st.lookup("OLDPWD")
-        return _change_dir(st, old if type(old) is str else None, False, an)
+        return change_dir(st, old if type(old) is str else None, False, an)
     if target is not None and not target.startswith("/") and target not in (".", "..") and not target.startswith(
             ("./", "../")):
         cdpath = st.lookup("CDPATH")
         if cdpath is None or (type(cdpath) is str and cdpath):
             target = None  # CDPATH may send it elsewhere
-    return _change_dir(st, target, physical, an)
+    return change_dir(st, target, physical, an)
 
 
-def _unknown(st, names):
+def mark_unknown(st, names):
     for name in names:
         if name is None:
             st.poisoned = True
@@ -94,12 +98,12 @@ def _unknown(st, names):
 
 
 def _printf(an, argv, st, stdin):
-    args = _values(argv)
+    args = word_values(argv)
     for k, arg in enumerate(args):
         if arg == "-v" and k + 1 < len(args):
-            _unknown(st, [args[k + 1]])
+            mark_unknown(st, [args[k + 1]])
         elif arg is not None and arg.startswith("-v") and len(arg) > 2:
-            _unknown(st, [arg[2:]])
+            mark_unknown(st, [arg[2:]])
         if arg is None or arg[:1] != "-":
             break
     return None
@@ -107,7 +111,7 @@ def _printf(an, argv, st, stdin):
 
 def _unset(an, argv, st, stdin):
     functions = False
-    for arg in _values(argv):
+    for arg in word_values(argv):
         if arg in ("-f", "-v", "-n", "--"):
             functions = arg == "-f"
         elif arg is None:
@@ -115,7 +119,7 @@ def _unset(an, argv, st, stdin):
         elif functions:
             st.funcs.pop(arg, None)
         elif "[" in arg:
-            _unknown(st, [arg])
+            mark_unknown(st, [arg])
         elif arg in st.funcs and st.vars.get(arg) is UNSET:
             del st.funcs[arg]  # no variable of that name: bash unsets the function
         else:
@@ -126,7 +130,7 @@ def _unset(an, argv, st, stdin):
 def _declare_values(an, argv, st, stdin):
     """`command export X=1` and the like, reached through a wrapper: plain values only."""
     flags = set()
-    for arg in _values(argv):
+    for arg in word_values(argv):
         _declare_one(argv[0].value, arg, None, flags, st)
     return st, st
 
@@ -237,11 +241,11 @@ HAZARD_NAMES = frozenset(("printf", "read", "declare", "typeset", "local", "expo
                           "unset", "mapfile", "readarray", "getopts", "wait"))
 
 
-def _basename(value):
+def value_basename(value):
     return value.rsplit("/", 1)[-1] if value else value
 
 
-class _Runner:
+class Runner:
     """The Analyzer's methods for one expanded command."""
 
     __slots__ = ()
@@ -274,7 +278,7 @@ class _Runner:
         return self.channels(argv, st, stdin, extra)
 
     def channels(self, argv, st, stdin, extra):
-        if _basename(argv[0].value) in _INTERPRETERS or argv[0].value.rsplit("/", 1)[-1].startswith("python"):
+        if value_basename(argv[0].value) in _INTERPRETERS or argv[0].value.rsplit("/", 1)[-1].startswith("python"):
             from maestro.hooks import bash_hazards
 
             found = bash_hazards.program_from_descriptor(argv)
@@ -287,10 +291,10 @@ class _Runner:
         except BashSyntaxError:
             raise
         except Exception as exc:  # the table failing must not open the gate
-            self.add(Target(_basename(argv[0].value), "write", None, f"files it names (analysis failed: "
+            self.add(Target(value_basename(argv[0].value), "write", None, f"files it names (analysis failed: "
                                                                       f"{type(exc).__name__})", st.cwd))
             return st, st
-        program = _basename(argv[0].value)
+        program = value_basename(argv[0].value)
         if program not in _INERT and not all(type(r) is Run or (type(r) is Script and r.lang == "sh")
                                              for r in results):
             self.programs_ran = True  # from here on a directory that exists now may be gone (a `cd` may fail)

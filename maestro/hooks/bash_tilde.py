@@ -11,7 +11,7 @@ written; a value that cannot be known makes the word unknown (None). Imported on
 that start with `~`.
 """
 
-from maestro.hooks.bash_parse import LIT, QLIT
+from maestro.hooks.bash_syntax import LIT, QLIT, UNSET
 
 MAX_STACK_INDEX_DIGITS = 6  # a longer index is out of range of any stack the engine tracks
 
@@ -19,8 +19,6 @@ MAX_STACK_INDEX_DIGITS = 6  # a longer index is out of range of any stack the en
 def tilde(parts, st):
     """parts with the tilde prefix replaced by its value (as a quoted literal), the parts
     unchanged when bash keeps the word as written, None when the value is unknown."""
-    from maestro.hooks.bash_expand import UNSET
-
     text = parts[0][1]
     slash = text.find("/")
     if slash < 0 and len(parts) > 1:
@@ -47,8 +45,6 @@ def tilde(parts, st):
 
 def _variable(st, name):
     """A variable as a tilde prefix reads it: str, UNSET, or None (unknown)."""
-    from maestro.hooks.bash_expand import UNSET
-
     if name == "PWD" and name not in st.vars and not st.poisoned:
         return st.cwd
     value = st.lookup(name)
@@ -63,8 +59,6 @@ def _is_stack_index(text):
 
 
 def _stack_entry(st, index):
-    from maestro.hooks.bash_expand import UNSET
-
     from_bottom = index.startswith("-")
     digits = index.lstrip("+-")
     if len(digits) > MAX_STACK_INDEX_DIGITS:
@@ -84,8 +78,6 @@ def _stack_entry(st, index):
 
 def _user_home(name):
     """~name's directory, UNSET when there is no such user, None when it cannot be told."""
-    from maestro.hooks.bash_expand import UNSET
-
     if not name or "/" in name:
         return None
     try:

@@ -25,11 +25,11 @@ import posixpath
 
 from maestro.hooks import bash_expand as bx
 from maestro.hooks.bash_parse import Simple, parse
-from maestro.hooks.bash_run import CODE_INITIALS, DECLARATIONS, _basename, _Runner, declare
+from maestro.hooks.bash_run import (
+    CODE_INITIALS, DECLARATIONS, MAX_STEPS, value_basename, Runner, declare, under_link)
 from maestro.hooks.targets import BashSyntaxError, Target
 
 MAX_NESTED = 8  # shells, wrappers and substitutions inside one another
-MAX_STEPS = 20000  # commands analysed (loops are analysed more than once)
 # Opening these for writing reaches no file. /dev/stdin, /dev/fd/0 and /dev/fd/N (N ≥ 3),
 # /proc/*/fd/N are different: on Linux they re-open the file behind the descriptor (which
 # `0<src/app.py` or `exec 3<src/app.py` may have opened), so a write there is unresolved.
@@ -88,11 +88,6 @@ def _is_fd(text):
     return text.isdigit() and text.isascii()  # `>&٣` names a file: bash reads ASCII digits only
 
 
-def under_link(an, path):
-    """`path` is (or is under) a link an earlier `ln` of this command made: it may lead anywhere."""
-    return any(path == link or path.startswith(link.rstrip("/") + "/") for link in an.links)
-
-
 def _describe(cmd):
     if type(cmd) is Simple:
         text = " ".join(w.raw for w in cmd.words) or "command"
@@ -101,9 +96,9 @@ def _describe(cmd):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class Analyzer(_Runner):
+class Analyzer(Runner):
     """The walk: lists, pipelines, simple commands, redirections, substitutions (here); what an
-    expanded command runs (bash_run._Runner); compound commands (bash_writes_compound)."""
+    expanded command runs (bash_run.Runner); compound commands (bash_writes_compound)."""
 
     __slots__ = ("home", "targets", "seen", "steps", "loops", "level", "depth", "last_simple", "quiet", "programs_ran",
                  "links")
@@ -201,7 +196,7 @@ class Analyzer(_Runner):
         values = [w.value for w in argv]
         text = None
         if values and None not in values:
-            name = _basename(values[0])
+            name = value_basename(values[0])
             if name == "echo":
                 from maestro.hooks.bash_output import echo_output
 
@@ -355,7 +350,7 @@ class Analyzer(_Runner):
             return None
         value, cmds = None, node.items[0][0].pipelines[0].cmds if len(node.items) == 1 and not node.items[0][1] and len(
             node.items[0][0].pipelines) == 1 else ()
-        if len(cmds) == 1 and type(cmds[0]) is Simple and not cmds[0].assigns and cmds[0].words and _basename(
+        if len(cmds) == 1 and type(cmds[0]) is Simple and not cmds[0].assigns and cmds[0].words and value_basename(
                 cmds[0].words[0].literal_text()) == "mktemp":
             from maestro.hooks.bash_output import mktemp_path  # `F=$(mktemp)`: the path, when known
 
@@ -388,9 +383,9 @@ class Analyzer(_Runner):
     def arithmetic(self, word, st):
         """Variables an arithmetic expression assigns become unknown. Bash evaluates a variable's
         value as an expression, where `a[$(cmd)]` runs cmd: a known value like that fails closed."""
-        from maestro.hooks.bash_arith import _arith_names
+        from maestro.hooks.bash_arith import arith_names
 
-        assigned, referenced = _arith_names("".join(p[1] for p in word.parts if p[0] <= 1))
+        assigned, referenced = arith_names("".join(p[1] for p in word.parts if p[0] <= 1))
         for name in referenced:
             value = st.lookup(name)
             if type(value) is str and ("$(" in value or "`" in value):

@@ -5,7 +5,7 @@ line has one (Analyzer.run_command dispatches on the node's kind).
 """
 
 from maestro.hooks import bash_expand as bx
-from maestro.hooks.bash_writes import MAX_STEPS
+from maestro.hooks.bash_run import MAX_STEPS
 
 MAX_LOOP_VALUES = 64
 LOOP_PASSES = 4

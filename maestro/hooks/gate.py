@@ -18,6 +18,7 @@ Bash parser and the MCP rules are imported only for their payloads.
 import os
 import sys
 
+from maestro.errors import Exit
 from maestro.hooks import policy
 from maestro.util.fastjson import PayloadError, read_object
 from maestro.util.session import is_valid_session_id
@@ -188,14 +189,14 @@ def decide(payload) -> tuple:
         if not problem:
             offending = _offending(targets, cwd, home)
             if not offending:
-                return 0, ""
+                return Exit.OK, ""
             problem = _describe("Bash" if tool == "Bash" else "MCP", offending)
         guidance = problem + BLOCK_GUIDANCE
     else:
         raw = _target_path(payload)
         verdict = classify.judge(raw, cwd, home)
         if verdict == classify.FREE:
-            return 0, ""
+            return Exit.OK, ""
         guidance = BLOCK_GUIDANCE
         if verdict == classify.PROTECTED:
             from maestro.hooks.targets import Target  # only on this rare path: the Edit path stays lean
@@ -206,10 +207,10 @@ def decide(payload) -> tuple:
         isinstance(payload.get(key), str) and payload.get(key).strip() for key in ("agent_id", "agent_type")
     )
     if subagent:
-        return 2, guidance + SUBAGENT_NOTE
+        return Exit.HOOK_BLOCK, guidance + SUBAGENT_NOTE
     if flags.flag_is_valid(payload["session_id"]):
-        return 0, ""
-    return 2, guidance
+        return Exit.OK, ""
+    return Exit.HOOK_BLOCK, guidance
 
 
 def _write_message(message: str) -> None:
@@ -232,18 +233,18 @@ def _write_message(message: str) -> None:
 
 def main(argv) -> int:
     if argv:
-        from maestro.cli_support import hook_help
+        from maestro.hooks.hook_help import hook_help
 
         return hook_help("gate", __doc__, argv)
     try:
         rc, message = decide(read_object())
     except (PayloadError, _Malformed, OSError, ValueError, UnicodeError):
-        rc, message = 2, FAIL_CLOSED
+        rc, message = Exit.HOOK_BLOCK, FAIL_CLOSED
     except Exception as exc:  # noqa: BLE001 - unexpected: fail closed, leave a crash note
         from maestro import crash
 
         crash.record("gate", exc)
-        rc, message = 2, FAIL_CLOSED
+        rc, message = Exit.HOOK_BLOCK, FAIL_CLOSED
     if message:
         _write_message(message)
     return rc

@@ -18,6 +18,7 @@ tied to a trustworthy prompt must not survive it.
 
 import sys
 
+from maestro.errors import Exit
 from maestro import direct_edit as flags
 from maestro.util.fastjson import PayloadError
 from maestro.util.session import is_valid_session_id
@@ -86,7 +87,7 @@ def run(payload) -> str:
 
 def main(argv) -> int:
     if argv:
-        from maestro.cli_support import hook_help
+        from maestro.hooks.hook_help import hook_help
 
         return hook_help("inject", __doc__, argv)
     try:
@@ -108,10 +109,10 @@ def main(argv) -> int:
     if context:
         sys.stdout.write(context)
         sys.stdout.flush()
-    return 0
+    return Exit.OK
 
 
 def _fail_closed(reason: str) -> int:
     flags.clear_all_flags()
     sys.stderr.write(f"ORCHESTRATOR INJECT: {reason}; direct-edit authorization revoked.\n")
-    return 2
+    return Exit.HOOK_BLOCK

@@ -9,7 +9,7 @@ the Node tables; imported on the first Node code seen.
 
 import re
 
-from maestro.hooks.inline_code import quote
+from maestro.hooks.inline_paths import quote
 from maestro.hooks.inline_scripts import MOVE, PH, Finder
 from maestro.hooks.targets import Target
 

@@ -11,7 +11,7 @@ import ast
 import os
 import posixpath
 
-from maestro.hooks.inline_code import UNKNOWN_SHELL_WORD, after_chdir, join_path, looks_like_directory, quote
+from maestro.hooks.inline_paths import UNKNOWN_SHELL_WORD, after_chdir, join_path, looks_like_directory, quote
 from maestro.hooks.inline_python_values import MISSING, UNKNOWN, PythonValues, canonical
 from maestro.hooks.targets import Script, Target
 

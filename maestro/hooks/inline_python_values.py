@@ -11,7 +11,7 @@ Every evaluation draws on one step budget and bounded depths: hostile code canno
 import ast
 import posixpath
 
-from maestro.hooks.inline_code import MAX_WORD, join_path
+from maestro.hooks.inline_paths import MAX_WORD, join_path
 
 MAX_STEPS = 20000  # evaluation budget per analysis; past it values are unknown (and fail closed)
 MAX_VALUE = 4096

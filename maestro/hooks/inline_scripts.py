@@ -9,20 +9,18 @@ too generic to be sure of (`rename`, `open`, `exec`) count only on a receiver bo
 on any receiver, and passed around uncalled (`.forEach(fs.unlinkSync)`) they are unresolved.
 This module holds what the languages share: the argument splitter, and Finder, which turns a
 call's arguments into Targets and shell commands; each language's tables and call matching live in
-a Finder subclass, imported on first use: hooks/inline_node.py, hooks/inline_perl_ruby.py.
+a Finder subclass, imported on first use: hooks/inline_node.py, hooks/inline_perl_ruby.py; which
+one reads the code, and the code interpolated into strings, is decided in hooks/inline_languages.py.
 """
 
 import re
 
-from maestro.hooks.inline_code import MAX_WORD, UNKNOWN_SHELL_WORD, after_chdir, join_path, looks_like_directory, quote
-from maestro.hooks.inline_scan import Source
+from maestro.hooks.inline_paths import MAX_WORD, UNKNOWN_SHELL_WORD, join_path, looks_like_directory, quote
 from maestro.hooks.targets import Script, Target
 
 PH = "\ue000(\\d+)\ue001"  # a string literal's placeholder in the scanned text
-MAX_DEPTH = 4  # code interpolated into strings, analysed recursively
-MAX_ARGS = 1024
+MAX_ARGS = 1024  # characters of one call's arguments
 MAX_SCANNED = 200_000  # argument characters scanned per analysis (overlapping nested calls count again)
-MAX_INNER = 100  # interpolations worth analysing per string level; past it the code fails closed  # characters of one call's arguments
 ALL = -1  # every argument (unlink LIST, FileUtils.rm [a, b])
 # what ends or nests an argument list: brackets, commas, and (without parentheses) `;`, newline, low-precedence words
 PAREN_TOKEN = re.compile(r"[()\[\]{},]")
@@ -31,44 +29,8 @@ MOVE = ((0, "move", "tree"), (1, "move onto", ""))  # (argument, action, how) sp
 MOVE_INTO = ((0, "move", "tree"), (1, "move onto", "into"))
 
 
-def script_writes(lang: str, code: str) -> list:
-    """code_writes for "node", "perl" and "ruby" (may raise RecursionError: the caller fails closed)."""
-    return _writes(lang, code, 0)
-
-
 class TooLong(Exception):
     pass
-
-
-def _language(lang):
-    """(Finder subclass, hint words) of one language; its module loads on first use."""
-    if lang == "node":
-        from maestro.hooks.inline_node import HINTS, NodeFinder as finder_class
-    else:
-        from maestro.hooks.inline_perl_ruby import HINTS, PerlRubyFinder as finder_class
-    return finder_class, HINTS[lang]
-
-
-def _writes(lang, code, depth):
-    finder_class, hints = _language(lang)
-    source = Source(code, lang)
-    finder = finder_class(source, lang)
-    try:
-        getattr(finder, lang)()
-    except TooLong:
-        finder.out.append(Target(f"inline {lang}", "run", None, "(code too long to analyse)"))
-    for kind, value, raw in zip(source.kinds, source.values, source.raws):
-        if kind == "cmd":  # `…`, qx{…}, %x{…}, <<`EOF`: a shell command
-            finder.shell(f"{lang} `…`", value, raw)
-    if source.broken and any(hint in code for hint in hints):
-        finder.out.append(Target(f"inline {lang}", "run", None, "(code the gate could not tokenise)"))
-    inner = [code for code in source.inner if any(hint in code for hint in hints)]
-    if inner and (depth >= MAX_DEPTH or len(inner) > MAX_INNER):
-        finder.out.append(Target(f"inline {lang}", "run", None, "(interpolated code the gate could not analyse)"))
-    else:
-        for code in inner:  # code interpolated into a string runs too
-            finder.out.extend(_writes(lang, code, depth + 1))
-    return after_chdir(finder.out, finder.chdirs, "chdir")
 
 
 def split_args(text, start, paren):

@@ -9,7 +9,6 @@ mcp_gate.py, which reads the tool name: a tool whose name says it only reads nev
 
 import os
 
-from maestro.hooks.mcp_gate import FILE_NOUNS
 from maestro.hooks.targets import Target
 
 # Path-like argument names, compared lower-cased without `_`/`-`: path_in_project == pathInProject.
@@ -192,9 +191,10 @@ def renamed_in_place(collector: Collector, tool_input: dict) -> None:
         collector.add("move onto", None, word)
 
 
-def unnamed_targets(collector: Collector, words: list, tool_input: dict) -> None:
+def unnamed_targets(collector: Collector, words: list, tool_input: dict, names_a_file: bool) -> None:
     """A writer without a path-like argument: a patch names its files in its text; a tool
-    whose name says it writes a file (the IDE's open editor) writes one we cannot place."""
+    whose name says it writes a file (`names_a_file`: a noun of mcp_gate.FILE_NOUNS, the IDE's
+    open editor) writes one we cannot place."""
     if any(word in ("apply", "patch", "diff", "diffs") for word in words):
         for key in PATCH_KEYS:
             text = tool_input.get(key)
@@ -204,5 +204,5 @@ def unnamed_targets(collector: Collector, words: list, tool_input: dict) -> None
         if not collector.targets:
             collector.add("change", None, "the files of a patch it does not name")
         return
-    if any(word in FILE_NOUNS for word in words):
+    if names_a_file:
         collector.add(collector.action, None, UNNAMED)

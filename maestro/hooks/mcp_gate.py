@@ -232,7 +232,7 @@ def _named_writes(tool_name: str, words: list, tool_input: dict) -> list:
         for target in collector.targets:
             target.tree = True
     if not found:
-        unnamed_targets(collector, words, tool_input)
+        unnamed_targets(collector, words, tool_input, any(word in FILE_NOUNS for word in words))
     elif "rename" in words and any(word in ("symbol", "symbols", "refactoring") for word in words):
         collector.add("change", None, "every file that refers to the symbol")
     elif action == "move onto" and not has_destination(tool_input):

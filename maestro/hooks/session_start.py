@@ -19,6 +19,7 @@ memory part drops only the memory part (and leaves a crash note).
 import os
 import sys
 
+from maestro.errors import Exit
 from maestro.util.session import is_valid_session_id
 
 NOT_PINNED = "(Codex default — not pinned)"
@@ -216,9 +217,9 @@ def _payload() -> dict:
 
 def main(argv) -> int:
     if argv:
-        from maestro.cli_support import hook_help
+        from maestro.hooks.hook_help import hook_help
 
-        return hook_help("session-start", __doc__, argv, failure_code=0)
+        return hook_help("session-start", __doc__, argv, failure_code=Exit.OK)
     payload, context, memory = {}, "", ""
     for step in ("payload", "grants", "export", "context", "memory"):
         try:
@@ -239,4 +240,4 @@ def main(argv) -> int:
     if memory or context:
         sys.stdout.write(memory + context)
         sys.stdout.flush()
-    return 0
+    return Exit.OK

@@ -16,6 +16,8 @@ other steps still run.
 
 import sys
 
+from maestro.errors import Exit
+
 OUTPUT = '{"continue": true}'
 
 
@@ -49,9 +51,9 @@ def handoff_step(payload: dict) -> None:
 
 def main(argv) -> int:
     if argv:
-        from maestro.cli_support import hook_help
+        from maestro.hooks.hook_help import hook_help
 
-        return hook_help("stop", __doc__, argv, failure_code=0)
+        return hook_help("stop", __doc__, argv, failure_code=Exit.OK)
     payload = {}
     for step in ("payload", "guard", "handoff"):
         try:
@@ -67,4 +69,4 @@ def main(argv) -> int:
             crash.record(f"stop:{step}", exc)
     sys.stdout.write(OUTPUT + "\n")
     sys.stdout.flush()
-    return 0
+    return Exit.OK

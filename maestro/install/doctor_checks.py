@@ -18,6 +18,8 @@ import uuid
 from dataclasses import dataclass
 
 from maestro import paths
+from maestro.errors import Exit
+from maestro.util.git import GitError, git
 
 PROBE_TIMEOUT_SEC = 10
 PROBE_CWD = "/nonexistent-maestro-doctor"
@@ -68,13 +70,9 @@ def managed_settings_paths():
 def project_root(cwd: str) -> str:
     """The git toplevel of `cwd`, else `cwd` (where Claude Code reads `.claude/settings*.json`)."""
     try:
-        result = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True,
-                                timeout=PROBE_TIMEOUT_SEC, stdin=subprocess.DEVNULL)
-        if result.returncode == 0 and result.stdout.strip():
-            return result.stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    return cwd
+        return git(["rev-parse", "--show-toplevel"], cwd, timeout=PROBE_TIMEOUT_SEC).strip() or cwd
+    except GitError:
+        return cwd
 
 
 def check_claude_dir() -> Check:
@@ -234,9 +232,9 @@ def _probe_checks(entry):
     for kind, what in (("edit", f"Edit of {PROBE_TARGET}"), ("bash", f"Bash `{BASH_PROBE_COMMAND}` in {PROBE_CWD}")):
         name = f"gate probe {kind}"
         rc, err = run_gate_probe(command, probe_payload(kind, session_id))
-        if rc == 2 and broken not in err:
+        if rc == Exit.HOOK_BLOCK and broken not in err:
             yield Check(name, "ok", f"a synthetic {what} is blocked (exit 2)")
-        elif rc == 2:
+        elif rc == Exit.HOOK_BLOCK:
             yield Check(name, "fail", "the gate cannot run: it blocks every call (fails closed)",
                         "see the `hook gate` line; re-run install")
         elif rc is None:

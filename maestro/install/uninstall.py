@@ -1,14 +1,13 @@
-"""`uninstall`: remove exactly what install published, and restore settings.json.
+"""What `maestro uninstall` does (the verb itself: maestro/commands/uninstall.py).
 
-Only manifest entries whose bytes are still the recorded ones are deleted; a file the user
-changed is kept and named. Only maestro's exactly-marked hook commands — in the current
-fail-closed shape or an older one (settings.LEGACY_SHAPES) — and the original Maestro's are stripped; when nothing else changed settings.json, its pre-install bytes come back
-byte-for-byte. Codex pins and `web_search` stay: they are the user's settings now.
+Delete the files the install manifest owns whose bytes are still the recorded ones (others are kept
+and named), strip maestro's and the original Maestro's hook commands from settings.json — restoring
+its exact pre-install bytes when nothing else changed it — and remove maestro's private state
+(~/.maestro/ask-on-start, the settings snapshot, the direct-edit markers, the manifest lock file).
 """
 
 import os
 import stat
-import sys
 
 from maestro import paths
 from maestro.errors import Exit
@@ -180,11 +179,3 @@ def _remove_private_state(snapshot: str) -> None:
     except OSError:
         pass
 
-
-def main(argv) -> int:
-    if list(argv) in (["--help"], ["-h"]):
-        sys.stdout.write(__doc__.strip() + "\n\nusage: maestro uninstall\n")
-        return Exit.OK
-    if argv:
-        fail(f"unknown option: {', '.join(argv)}\nusage: maestro uninstall")
-    return run()

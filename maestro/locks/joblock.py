@@ -11,11 +11,13 @@ reused pid does not keep a dead holder's lock alive forever.
 import os
 import time
 
+from maestro.errors import Exit
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
+from maestro.messages import CLEAR_JOB_LOCK
 
 LOCK_NAME = "maestro-job-lock"
-RECOVER = "Recover with: python3 ~/.claude/hooks/maestro.pyz loop --clear-job-lock"
+RECOVER = f"Recover with: {CLEAR_JOB_LOCK}"
 UNKNOWN = "unknown"
 
 
@@ -23,7 +25,7 @@ def lock_path(git_dir: str) -> str:
     return os.path.join(git_dir, LOCK_NAME)
 
 
-def _read(lock: claimlib.LockDir):
+def read_holder(lock: claimlib.LockDir):
     """(identity, metadata or None, problem)."""
     ident = lock.identity()
     try:
@@ -39,7 +41,7 @@ def _read(lock: claimlib.LockDir):
     return ident, record, ""
 
 
-def _holder_alive(record: dict) -> bool:
+def holder_alive(record: dict) -> bool:
     pid = int(record["pid"])
     start = record.get("process_start", "")
     if not start:  # written by the original Maestro: kill -0 is all we can do
@@ -76,7 +78,7 @@ class JobLock:
         while True:
             verdict = self._attempt()
             if verdict == "acquired":
-                return 0
+                return Exit.OK
             if verdict == "retry":
                 continue
             if verdict.startswith("wait:"):
@@ -87,12 +89,12 @@ class JobLock:
                     self.sleep(min(self.wait_poll, remaining))
                     if self.should_stop():
                         self.emit(f"MAESTRO_JOB_LOCK: interrupted while waiting ({self._where()})")
-                        return 4
+                        return Exit.FAILED
                     continue
                 self.emit(f"MAESTRO_JOB_LOCK: companion job lock is busy ({verdict[5:]}; {self._where()}). {RECOVER}")
-                return 11
+                return Exit.BLOCKED
             self.emit(f"MAESTRO_JOB_LOCK: {verdict} ({self._where()}). {RECOVER}")
-            return 11
+            return Exit.BLOCKED
 
     def _attempt(self) -> str:
         token = claimlib.new_token()
@@ -110,7 +112,7 @@ class JobLock:
             return "wait:the generation claim gate"
         except OSError as exc:
             return f"could not create the companion job lock ({exc.strerror or exc})"
-        ident, record, problem = _read(self.lock)
+        ident, record, problem = read_holder(self.lock)
         if not self.lock.exists():
             return "retry"
         if ident is None:
@@ -122,7 +124,7 @@ class JobLock:
         if problem:
             return f"companion job lock metadata is {problem}; failing closed"
         who = f"class={record['class']} job={record.get('job') or UNKNOWN} session={record.get('session') or UNKNOWN}"
-        if _holder_alive(record):
+        if holder_alive(record):
             return f"wait:{who}"
         job = record.get("job")
         if job:
@@ -141,7 +143,7 @@ class JobLock:
                 return f"wait:{who} (a job it may have launched is still running)"
         try:
             with claimlib.claim(self.lock.parent, 0.5):
-                if _read(self.lock)[:2] != (ident, record):
+                if read_holder(self.lock)[:2] != (ident, record):
                     return "retry"
                 warning = self.lock.retire()
         except (claimlib.ClaimBusy, OSError):
@@ -152,7 +154,7 @@ class JobLock:
         return "retry"
 
     def _fenced(self) -> bool:
-        ident, record, problem = _read(self.lock)
+        ident, record, problem = read_holder(self.lock)
         return self.held and not problem and ident == self.identity and (record or {}).get("token") == self.token
 
     def publish_job(self, job: str) -> bool:
@@ -169,21 +171,21 @@ class JobLock:
     def release(self) -> int:
         """0 released, 11 when the lock is no longer provably ours (a completed turn becomes BLOCKED)."""
         if not self.held:
-            return 0
+            return Exit.OK
         try:
             with claimlib.claim(self.lock.parent):
                 if not self._fenced():
                     self.emit(f"MAESTRO_JOB_LOCK: companion job lock changed under this process; release refused "
                               f"({self._where()}). {RECOVER}")
-                    return 11
+                    return Exit.BLOCKED
                 warning = self.lock.retire()
         except (claimlib.ClaimBusy, OSError) as exc:
             self.emit(f"MAESTRO_JOB_LOCK: companion job lock release failed ({exc}; {self._where()}). {RECOVER}")
-            return 11
+            return Exit.BLOCKED
         self.held = False
         if warning:
             self.emit(warning)
-        return 0
+        return Exit.OK
 
 
 def clear(git_dir: str, *, job_status, writers, emit, clock=time.time, init_grace=5.0) -> int:
@@ -192,43 +194,43 @@ def clear(git_dir: str, *, job_status, writers, emit, clock=time.time, init_grac
     where = f"lock: {lock.path}"
     if not lock.exists():
         emit(f"MAESTRO_JOB_LOCK: there is no companion job lock to clear at {lock.path}")
-        return 0
-    ident, record, problem = _read(lock)
+        return Exit.OK
+    ident, record, problem = read_holder(lock)
     if ident is None and (lock.age(clock()) < init_grace or not _no_writers(writers, emit, where)):
         emit(f"MAESTRO_JOB_LOCK: refusing to clear — the job lock identity is unavailable ({where})")
-        return 11
+        return Exit.BLOCKED
     who = "class=unknown job=unknown session=unknown"
     if record is not None and not problem:
         who = f"class={record['class']} job={record.get('job') or UNKNOWN} session={record.get('session') or UNKNOWN}"
-        if _holder_alive(record):
+        if holder_alive(record):
             emit(f"MAESTRO_JOB_LOCK: refusing to clear — holder pid={record['pid']} is alive ({who}, {where})")
-            return 11
+            return Exit.BLOCKED
         job = record.get("job")
         status = job_status(job) if job else None
         if status == "running":
             emit(f"MAESTRO_JOB_LOCK: refusing to clear — job {job} is still running ({who}, {where})")
-            return 11
+            return Exit.BLOCKED
         if status is None and not _no_writers(writers, emit, where):
-            return 11
+            return Exit.BLOCKED
     else:
         if lock.age(clock()) < init_grace:
             emit(f"MAESTRO_JOB_LOCK: refusing to clear — the job lock is new and may still be initializing ({where})")
-            return 11
+            return Exit.BLOCKED
         if not _no_writers(writers, emit, where):
-            return 11
+            return Exit.BLOCKED
     try:
         with claimlib.claim(lock.parent):
-            if _read(lock)[:2] != (ident, record):
+            if read_holder(lock)[:2] != (ident, record):
                 emit(f"MAESTRO_JOB_LOCK: refusing to clear — the job lock changed while clearing ({where})")
-                return 11
+                return Exit.BLOCKED
             warning = lock.retire()
     except (claimlib.ClaimBusy, OSError) as exc:
         emit(f"MAESTRO_JOB_LOCK: refusing to clear — could not claim the job lock ({exc}; {where})")
-        return 11
+        return Exit.BLOCKED
     if warning:
         emit(warning)
     emit(f"MAESTRO_JOB_LOCK: cleared companion job lock ({who})")
-    return 0
+    return Exit.OK
 
 
 def _no_writers(writers, emit, where) -> bool:

@@ -6,88 +6,42 @@ writer list is readable and shows its job is no longer running. A cancelled writ
 never observed leaves the lease *poisoned* (`metadata.new`): nothing dispatches until a person
 runs `loop --clear-lease`, because Codex might still be writing.
 
-Collaborators are injected so tests can drive every branch: `writers()` returns the running
-companion jobs as {job_id: write?} or None when unknown, `digest()` returns a tree digest or
-'unavailable', `emit` prints a progress line, `clock`/`sleep` are time.
+Every collaborator is handed in at construction, built before the lease, so tests can drive
+every branch and nothing calls back into an object still being built: `writers()` returns the
+running companion jobs as {job_id: write?} or None when unknown, `digest()` returns a tree digest
+or 'unavailable', `baseline(digest)` checks the provenance baseline after acquisition,
+`log_dispatch(kind, job, session, before, after)` appends a provenance record, `heartbeat` is the
+`LeaseHeartbeat` the digest and the companion transport already beat (one is made when none is
+given), `emit` prints a progress line, `clock`/`sleep` are time. The directory's names, its
+parsed view and the heartbeat live in maestro.locks.lease_state.
 """
 
 import os
 import time
 
+from maestro.errors import Exit
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
+from maestro.locks.lease_state import (  # noqa: F401 - LOCK_NAME is also read as lease.LOCK_NAME
+    KNOWN_ENTRIES,
+    LOCK_NAME,
+    UNKNOWN,
+    LeaseHeartbeat,
+    LeaseState,
+    fenced,
+    lock_path,
+)
+from maestro.messages import CLEAR_LEASE
+from maestro.util.clock import utc_stamp
 
-LOCK_NAME = "maestro-write.lock"
-KNOWN_ENTRIES = ("generation", "metadata", "metadata.new", "heartbeat")
-RECOVER = "python3 ~/.claude/hooks/maestro.pyz loop --clear-lease"
-UNKNOWN = "unknown"
 MAX_BREAKS = 2
-
-
-def utc_stamp(epoch: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
-
-
-def lock_path(git_dir: str) -> str:
-    return os.path.join(git_dir, LOCK_NAME)
-
-
-class LeaseState:
-    """A parsed view of a lease directory; `problem` says why it cannot be trusted."""
-
-    def __init__(self, lock: claimlib.LockDir, clock):
-        self.identity = lock.identity()
-        self.metadata = self.staged = self.heartbeat = None
-        self.problem = ""
-        try:
-            self.metadata = lock.read_record("metadata")
-            self.staged = lock.read_record("metadata.new")
-            self.heartbeat = lock.read_record("heartbeat")
-        except (OSError, ValueError) as exc:
-            self.problem = f"malformed ({exc})"
-        self.age = lock.age(clock())
-        if self.identity and not self.problem:
-            generation = claimlib.LockDir.generation_of(self.identity)
-            for record in (self.metadata, self.staged):
-                if record is not None and (
-                    record.get("generation") != generation
-                    or not claimlib.is_token(record.get("token"))
-                    or not record.get("pid", "").isdigit()
-                ):
-                    self.problem = "malformed or belongs to another generation"
-
-    @property
-    def poisoned(self) -> bool:
-        return self.staged is not None or (self.metadata or {}).get("quiescence") == "unconfirmed"
-
-    @property
-    def poison(self) -> dict:
-        return self.staged if self.staged is not None else (self.metadata or {})
-
-    def owner(self, key: str, default: str = UNKNOWN) -> str:
-        value = (self.metadata or self.staged or {}).get(key)
-        return value if value else default
-
-    def heartbeat_epoch(self):
-        """The newest liveness sign: max(started_epoch, matching heartbeat epoch)."""
-        started = self.owner("started_epoch", "")
-        best = int(started) if started.isdigit() else None
-        beat = self.heartbeat or {}
-        if (
-            beat.get("token") == self.owner("token", "")
-            and self.identity
-            and beat.get("generation") == claimlib.LockDir.generation_of(self.identity)
-            and beat.get("epoch", "").isdigit()
-        ):
-            best = max(best or 0, int(beat["epoch"]))
-        return best
 
 
 class WriteLease:
     def __init__(self, git_dir: str, *, writers, digest, emit, log_dispatch=None, session=None,
                  clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=5.0,
                  heartbeat_interval=20.0, heartbeat_stale=90.0, init_grace=5.0, baseline=None,
-                 should_stop=lambda: False):
+                 should_stop=lambda: False, heartbeat=None):
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.writers = writers
         self.digest = digest
@@ -99,7 +53,7 @@ class WriteLease:
         self.sleep = sleep
         self.wait_budget = wait_budget
         self.wait_poll = wait_poll
-        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat = heartbeat or LeaseHeartbeat(git_dir, interval=heartbeat_interval, clock=clock)
         self.heartbeat_stale = heartbeat_stale
         self.init_grace = init_grace
         self.should_stop = should_stop
@@ -107,7 +61,6 @@ class WriteLease:
         self.identity = ""
         self.metadata = {}
         self.acquired = False
-        self._last_beat = 0.0
 
     # -- helpers -----------------------------------------------------------------------------
     def _where(self) -> str:
@@ -118,14 +71,7 @@ class WriteLease:
 
     def _fenced(self) -> bool:
         """Is the lock on disk still exactly the one this process acquired?"""
-        if not self.acquired or self.lock.identity() != self.identity:
-            return False
-        try:
-            record = self.lock.read_record("metadata")
-        except (OSError, ValueError):
-            return False
-        return bool(record) and record.get("token") == self.token and record.get(
-            "generation") == claimlib.LockDir.generation_of(self.identity)
+        return self.acquired and fenced(self.lock, self.token, self.identity)
 
     def _publish(self, fields: dict) -> None:
         self.lock.write_record("metadata", fields, self.token)
@@ -152,16 +98,16 @@ class WriteLease:
                     continue
                 self.emit(f"MAESTRO_LOCK: write dispatch blocked by an initializing owner (job=unknown "
                           f"session=unknown pid=unknown held=unknown; {self._wait_summary(started)}; {self._where()}). "
-                          f"If it stays that way, recover with: {RECOVER}")
-                return 11
+                          f"If it stays that way, recover with: {CLEAR_LEASE}")
+                return Exit.BLOCKED
             if verdict == "reclaim":
                 if breaks >= MAX_BREAKS:
                     self.emit(f"MAESTRO_LOCK: write dispatch blocked by a competing acquirer (job=unknown session=unknown "
                               f"pid=unknown held=unknown; {self._wait_summary(started)}; {self._where()})")
-                    return 11
+                    return Exit.BLOCKED
                 breaks += 1
                 if self._reclaim(state) is None:
-                    return 11
+                    return Exit.BLOCKED
                 continue
             if verdict == "wait":
                 remaining = self.wait_budget - (self.clock() - started)
@@ -176,12 +122,12 @@ class WriteLease:
                     if self.should_stop():
                         self.emit(f"MAESTRO_LOCK: interrupted while waiting for the write lease; the owner's lease "
                                   f"is untouched ({self._where()})")
-                        return 4
+                        return Exit.FAILED
                     continue
                 self.emit(self._held_message(state, started))
-                return 11
+                return Exit.BLOCKED
             self.emit(verdict)  # a final blocking message
-            return 11
+            return Exit.BLOCKED
 
     def _try_create(self):
         token = claimlib.new_token()
@@ -198,12 +144,13 @@ class WriteLease:
                 if new_identity is None:
                     return None
                 self.token, self.identity, self.acquired = token, new_identity, True
+                self.heartbeat.arm(token, new_identity)
                 self.metadata = dict(fields, generation=claimlib.LockDir.generation_of(new_identity))
         except claimlib.ClaimBusy:
             return None
         except OSError as exc:
             self.emit(f"MAESTRO_LOCK: could not create write lock at {self.lock.path} ({exc.strerror or exc})")
-            return 3
+            return Exit.USAGE
         if start == identity.UNAVAILABLE:
             self.emit(f"MAESTRO_LOCK: process start identity unavailable for pid={os.getpid()}; lease recorded "
                       "without it (stale-owner recovery will fail closed)")
@@ -216,8 +163,8 @@ class WriteLease:
                 self._publish(dict(self.metadata, digest_before=before))
         if self.baseline is not None:
             self.baseline(before)
-        self.heartbeat(force=True)
-        return 0
+        self.heartbeat.beat(force=True)
+        return Exit.OK
 
     def _held_message(self, state: LeaseState, started: float) -> str:
         held = f"{int(state.age)}s"
@@ -229,7 +176,7 @@ class WriteLease:
         if beat is not None and self.heartbeat_stale:
             age = max(0, int(self.clock()) - beat)
             note = (f"; heartbeat is stale (last tick {age}s ago) — the owner may be wedged; check `status` and, if no "
-                    f"Codex job is writing, recover with: {RECOVER}" if age > self.heartbeat_stale
+                    f"Codex job is writing, recover with: {CLEAR_LEASE}" if age > self.heartbeat_stale
                     else f"; heartbeat is fresh (last tick {age}s ago)")
         return (f"MAESTRO_LOCK: write dispatch blocked; held by job={state.owner('job_id')} "
                 f"session={state.owner('session_id')} pid={state.owner('pid')} for {held} (lease_age={held}; "
@@ -242,14 +189,14 @@ class WriteLease:
             return (f"MAESTRO_LOCK: write dispatch blocked; quiescence is unconfirmed for "
                     f"job={poison.get('unconfirmed_job') or UNKNOWN} session={poison.get('session_id') or UNKNOWN} "
                     f"reason={poison.get('unconfirmed_reason') or UNKNOWN} ({self._where()}). Clear it once no Codex "
-                    f"job is writing: {RECOVER}")
+                    f"job is writing: {CLEAR_LEASE}")
         if state.identity is None:
             return (f"MAESTRO_LOCK: write lease generation identity is unavailable; failing closed ({self._where()}). "
-                    f"If no maestro or Codex job is writing, recover with: {RECOVER}")
+                    f"If no maestro or Codex job is writing, recover with: {CLEAR_LEASE}")
         if state.problem:
             return (f"MAESTRO_LOCK: write lease metadata is malformed or belongs to another generation; owner cannot "
                     f"be identified; failing closed ({self._where()}). If no Codex job is writing, recover with: "
-                    f"{RECOVER}")
+                    f"{CLEAR_LEASE}")
         if state.metadata is None:
             return "initializing"
         owner = identity.owner_state(int(state.owner("pid", "0")), state.owner("process_start", ""))
@@ -321,20 +268,6 @@ class WriteLease:
             self.emit(f"MAESTRO_LOCK: this lease changed while publishing job={job}; job update rejected")
             return False
 
-    def heartbeat(self, force: bool = False) -> None:
-        now = self.clock()
-        if not self.acquired or (not force and now - self._last_beat < self.heartbeat_interval):
-            return
-        self._last_beat = now
-        try:
-            with self._claim(0.2):
-                if self._fenced():
-                    self.lock.write_record("heartbeat", {
-                        "token": self.token, "generation": claimlib.LockDir.generation_of(self.identity),
-                        "epoch": str(int(now))}, self.token)
-        except (claimlib.ClaimBusy, OSError):
-            pass  # a missed beat only makes the lease look older; never fatal
-
     def _claim(self, timeout: float = 2.0):
         return claimlib.claim(self.lock.parent, timeout)
 
@@ -367,57 +300,58 @@ class WriteLease:
     def release(self) -> int:
         """0 released, 11 retained (poisoned, job still running, unknown state, or not ours)."""
         if not self.acquired:
-            return 0
+            return Exit.OK
         where = self._where()
         if self.lock.identity() != self.identity:
             self.emit("MAESTRO_LOCK: lease generation changed before release; releasing nothing")
-            return 11
+            return Exit.BLOCKED
         state = LeaseState(self.lock, self.clock)
         if state.problem or (state.metadata or {}).get("token") != self.token:
             self.emit("MAESTRO_LOCK: this lease is no longer held by this process; releasing nothing")
-            return 11
+            return Exit.BLOCKED
         job = state.owner("job_id")
         if state.poisoned:
             poison = state.poison
             self.emit(f"MAESTRO_LOCK: write lease retained because quiescence was never confirmed "
                       f"(job={poison.get('unconfirmed_job') or job} session={state.owner('session_id')} "
                       f"reason={poison.get('unconfirmed_reason') or UNKNOWN}, {where})")
-            return 11
+            return Exit.BLOCKED
         if job != UNKNOWN:
             writers = self.writers()
             if writers is None:
                 self.emit(f"MAESTRO_LOCK: job liveness could not be determined; write lease retained (job={job} "
                           f"session={state.owner('session_id')}, {where})")
-                return 11
+                return Exit.BLOCKED
             if job in writers:
                 self.emit(f"MAESTRO_LOCK: write lease retained because job {job} session={state.owner('session_id')} "
                           f"is still running; a later dispatch will resolve it ({where})")
-                return 11
+                return Exit.BLOCKED
         after = self.digest()
         try:
             with self._claim():
                 again = LeaseState(self.lock, self.clock)
                 if again.identity != self.identity or (again.metadata or {}).get("token") != self.token:
                     self.emit("MAESTRO_LOCK: lease token changed during release; retaining the lock")
-                    return 11
+                    return Exit.BLOCKED
                 if again.poisoned:
                     self.emit(f"MAESTRO_LOCK: write lease retained because cancellation poison arrived during release ({where})")
-                    return 11
+                    return Exit.BLOCKED
                 unknown = [name for name in self.lock.entries()
                            if name not in KNOWN_ENTRIES and ".tmp." not in name]
                 if unknown:
                     self.emit(f"MAESTRO_LOCK: write lease retained because its directory contains an unrecognized "
                               f"entry ({unknown[0]})")
-                    return 11
+                    return Exit.BLOCKED
                 if self.log_dispatch is not None and job != UNKNOWN:
                     self.log_dispatch("dispatch", job, state.owner("session_id"),
                                       state.owner("digest_before", "unavailable"), after)
                 warning = self.lock.retire()
         except (claimlib.ClaimBusy, OSError) as exc:
             self.emit(f"MAESTRO_LOCK: lease release failed ({exc}); retaining the lock")
-            return 11
+            return Exit.BLOCKED
         self.acquired = False
+        self.heartbeat.disarm()
         if warning:
             self.emit(warning)
-        return 0
+        return Exit.OK
 

@@ -1,13 +1,8 @@
-"""The durable memory store (issue 5; format: dsh-maestro-memory, spec memory.md §2).
+"""Memory: what carries over from one session to the next (spec memory.md).
 
-Modules, one concern each; imports point down:
-    cli, store_cli   the `memory` verb and its store subcommands
-    store            the API: add / batch / list / replace / remove / archive
-    txn              one locked unit of work: write-block, drift guard, staged atomic writes, rollback
-    lock             fcntl.flock on a permanent lock file (and dsh's .maestro.lock, respected)
-    layout           tracks → files, project hash, date guard
-    compose          idle guard, stamp, key header, summaries, dedupe key (pure)
-    sanitize         secrets → [Filtered:<label>] (pure)
-    entry            the file and entry grammar (pure)
-    errors           StoreError: a reason and its exit code
+    store/    the durable memory store (format: dsh-maestro-memory, spec memory.md §2): global, user,
+              project, key, daily and reference tracks; domain only — the `memory` subcommands that
+              drive it live in maestro/commands/memory/
+    project/  what maestro learns about one project, beside its tracks: outcomes, handoffs, patterns,
+              candidate skills, codemaps, and the project part of the session-start context
 """

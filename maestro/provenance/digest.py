@@ -13,15 +13,8 @@ directory) `other`/`other`/`unavailable`, and a missing path `absent` ×3. The s
 So HEAD, the index and commits are invisible; bytes, exec bits, deletions, submodule and nested
 repository contents are visible; absolute paths are hashed (a moved repository reads as changed).
 
-Speed: re-hashing every byte on each call is what makes a big tree slow, so unchanged files reuse
-a blob id from a stat cache, `<git-dir>/maestro-digest-cache`. It is maestro's own rather than
-git's index because an index blob id is the *cleaned* content as of the last `git add` (clean and
-smudge filters, autocrlf/eol, ident, working-tree-encoding — including settings that have since
-changed, or a one-off `git -c core.autocrlf=true add`), which no attribute check made today can
-rule out; ids maestro hashed itself are raw-byte ids by construction. The trust model is git's: an
-entry is reused only when dev, inode, size, mtime and ctime (ns) all match, and an entry is only
-recorded when mtime and ctime were already `CACHE_MARGIN_NS` old when the run began, so a later
-write within the same timestamp tick cannot hide behind an identical stat (git's "racily clean").
+Speed: unchanged files reuse a raw-byte blob id from a stat cache, `<git-dir>/maestro-digest-cache`
+(maestro.provenance.digest_cache explains why it is maestro's own and when an entry is trusted).
 """
 
 import hashlib
@@ -38,27 +31,29 @@ from maestro.util import atomic
 from maestro.util import git as gitscope
 from maestro.util import process
 from maestro.util import progress
+from maestro.provenance.digest_cache import (  # the private names are also read by tests/core/test_provenance.py
+    CACHE_MARGIN_NS,
+    CACHE_NAME,
+    KEY as _KEY,
+    cache_path as _cache_path,
+    dump_cache as _dump_cache,
+    hash_file as _hash_file,
+    hex_id as _hex,
+    load_cache as _load_cache,
+)
 
 PREFIX = "tree-v3:"
 UNAVAILABLE = "unavailable"
 NOT_A_WORKTREE = "not inside a git work tree"
 LOG_NAME = "maestro-provenance.log"
-CACHE_NAME = "maestro-digest-cache"
 LEASE_DIR = "maestro-write.lock"
-DEFAULT_TIMEOUT = 120
-CACHE_MARGIN_NS = 2_000_000_000
 NO_BASELINE = "PROVENANCE: no baseline yet (first dispatch will establish one)"
 BASELINE_RE = re.compile(  # the original's grep -E, anchored by fullmatch
     r"[^ ]+ type=(?:dispatch|orphan-adopted) job=([^ ]+)(?: session=[^ ]+)? before=[^ ]+ after=([^ ]+)")
 
 _ALGOS = {40: (b"\x01", hashlib.sha1), 64: (b"\x02", hashlib.sha256)}  # by hex id length
 _BY_NAME = {b"sha1": _ALGOS[40], b"sha256": _ALGOS[64]}
-_KEY = struct.Struct("<QQqqqc")  # dev, ino, size, mtime_ns, ctime_ns, algorithm tag
-_RECORD = _KEY.size + 64  # + hex blob id (a sha1 id is padded to sha256's length)
-_CACHE_MAGIC = b"maestro-digest-cache 1"
 _POLL_SEC = 0.005  # how often a waiting git call is polled: a git call returns within ~1 ms of exiting
-_CHUNK = 1 << 20
-_O_EXTRA = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)  # a FIFO swapped in never blocks us
 
 
 class _NoDigest(Exception):
@@ -67,9 +62,7 @@ class _NoDigest(Exception):
 
 # ----------------------------------------------------------------------------------- digest --
 def timeout_knob(emit=None) -> float:
-    raw = os.environ.get("MAESTRO_DIGEST_TIMEOUT_SEC")
-    knob = knobs.seconds("MAESTRO_DIGEST_TIMEOUT_SEC", DEFAULT_TIMEOUT,
-                         message=f"MAESTRO_DIGEST: ignoring invalid timeout_seconds={raw!r}; using {DEFAULT_TIMEOUT}s")
+    knob = knobs.digest_timeout()
     if knob.warning:
         (emit or progress.emit)(knob.warning)
     return knob.value
@@ -137,8 +130,7 @@ class _Digest:
         self.budget = budget
         self.entries = entries
         self.use_cache = use_cache
-        self.env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
-        self.env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+        self.env = gitscope.git_env(drop=_DROPPED_ENV)
         self.started_ns = started_ns
         self.cache = {}
         self.hits = []  # paths whose cache record was reused
@@ -349,42 +341,6 @@ class _Digest:
             raise failures[0]
 
 
-def _hex(record: bytes, algorithm) -> bytes:
-    return record[_KEY.size:_KEY.size + (40 if algorithm[0] == b"\x01" else 64)]
-
-
-def _hash_file(full: bytes, algorithm, stop):
-    """A cache record (stat key of the opened file + raw blob id), or None when unreadable.
-
-    Like `git hash-object --no-filters <path>`: the first st_size bytes as of opening; a file
-    that shrank mid-read counts as unreadable."""
-    tag, new_hash = algorithm
-    try:
-        fd = os.open(full, os.O_RDONLY | _O_EXTRA)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        hasher = new_hash(b"blob %d\0" % st.st_size)
-        left = st.st_size
-        while left > 0:
-            if stop.is_set():
-                return None
-            chunk = os.read(fd, min(left, _CHUNK))
-            if not chunk:
-                return None
-            hasher.update(chunk)
-            left -= len(chunk)
-        key = _KEY.pack(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, tag)
-        return key + hasher.hexdigest().encode().ljust(64, b"0")
-    except (OSError, struct.error):
-        return None
-    finally:
-        os.close(fd)
-
-
 def _together(first, *rest, tick=None):
     """Run a few git listings concurrently (the first on this thread); re-raise the first error.
     `tick` keeps the caller's heartbeat going while this thread waits for the others."""
@@ -408,54 +364,3 @@ def _together(first, *rest, tick=None):
     if errors:
         raise errors[0]
     return results
-
-
-# ------------------------------------------------------------------------------------ cache --
-def _cache_path(root: bytes):
-    """`<git-dir>/maestro-digest-cache` from the root's `.git` (directory or `gitdir:` file)."""
-    dotgit = root + b"/.git"
-    if os.path.isdir(dotgit):
-        return dotgit + b"/" + CACHE_NAME.encode()
-    try:
-        with open(dotgit, "rb") as handle:
-            line = handle.read(4096).split(b"\n", 1)[0].rstrip(b"\r")
-    except OSError:
-        return None
-    if not line.startswith(b"gitdir: "):
-        return None
-    target = os.path.join(root, line[8:])
-    return os.path.join(target, CACHE_NAME.encode()) if os.path.isdir(target) else None
-
-
-def _load_cache(path: bytes) -> dict:
-    """path -> record; anything unexpected (torn, foreign, a symlink) is an empty cache."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _O_EXTRA)
-    except OSError:
-        return {}
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return {}
-    finally:
-        os.close(fd)
-    header, _, body = data.partition(b"\n")
-    words = header.split(b" ")
-    if len(words) != 4 or b" ".join(words[:2]) != _CACHE_MAGIC or not (words[2].isdigit() and words[3].isdigit()):
-        return {}
-    count, names_size = int(words[2]), int(words[3])
-    if len(body) != names_size + count * _RECORD:
-        return {}
-    names = body[:names_size].split(b"\0")
-    if names.pop() != b"" or len(names) != count:
-        return {}
-    records = body[names_size:]
-    return dict(zip(names, [records[at:at + _RECORD] for at in range(0, count * _RECORD, _RECORD)]))
-
-
-def _dump_cache(recorded: dict) -> bytes:
-    names = b"".join(name + b"\0" for name in recorded)
-    return b"%s %d %d\n%s%s" % (_CACHE_MAGIC, len(recorded), len(names), names, b"".join(recorded.values()))

@@ -13,8 +13,8 @@ import time
 from maestro.util import atomic
 from maestro.util import git as gitscope
 from maestro.util import progress
+from maestro.util.clock import utc_stamp
 from maestro.provenance.digest import (
-    _O_EXTRA,
     BASELINE_RE,
     LEASE_DIR,
     LOG_NAME,
@@ -23,14 +23,11 @@ from maestro.provenance.digest import (
     digest,
     is_observed,
 )
+from maestro.provenance.digest_cache import O_EXTRA
 
 
 def log_path(git_dir: str) -> str:
     return os.path.join(git_dir, LOG_NAME)
-
-
-def stamp(epoch=None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() if epoch is None else epoch))
 
 
 def _field(value) -> str:
@@ -43,7 +40,7 @@ def append_record(git_dir: str, record: str) -> bool:
     regular file holding this record; the link's target is left alone."""
     path = log_path(git_dir)
     data = (record.rstrip("\n") + "\n").encode("utf-8", "surrogateescape")
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | _O_EXTRA
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | O_EXTRA
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:
@@ -72,12 +69,12 @@ def log_dispatch(git_dir, kind, job, session, before, after, *, clock=time.time)
     """`<ts> type=dispatch|orphan-adopted job=… session=… before=… after=…`"""
     if kind not in ("dispatch", "orphan-adopted"):
         raise ValueError(f"not a snapshot record type: {kind}")
-    return append_record(git_dir, f"{stamp(clock())} type={kind} job={_field(job)} session={_field(session)} "
+    return append_record(git_dir, f"{utc_stamp(clock())} type={kind} job={_field(job)} session={_field(session)} "
                                   f"before={_field(before or UNAVAILABLE)} after={_field(after or UNAVAILABLE)}")
 
 
 def log_gap(git_dir, prior_job, session, expected, observed, *, clock=time.time) -> bool:
-    return append_record(git_dir, f"{stamp(clock())} type=gap prior_job={_field(prior_job)} session={_field(session)} "
+    return append_record(git_dir, f"{utc_stamp(clock())} type=gap prior_job={_field(prior_job)} session={_field(session)} "
                                   f"expected={_field(expected)} observed={_field(observed)}")
 
 
@@ -88,7 +85,7 @@ def read_baseline(git_dir: str):
     """The last completed snapshot (dispatch or orphan-adopted record), or None. A log that is
     a symlink or not a regular file holds no baseline."""
     try:
-        fd = os.open(log_path(git_dir), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _O_EXTRA)
+        fd = os.open(log_path(git_dir), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | O_EXTRA)
     except OSError:
         return None
     try:

@@ -5,6 +5,13 @@ its superproject share one write domain. Unlike the original (which climbed to t
 enclosing repository of any kind), an independent repository that merely sits inside another
 one — a dotfiles repo at ~, a worktree nested in a checkout — is not merged into it.
 The git dir is per worktree (`--absolute-git-dir`): linked worktrees get their own lease.
+
+It is also maestro's one way to run git: `git_env` is the environment every git child gets (C
+locale, no optional locks, never pointed at another repository by GIT_DIR/GIT_WORK_TREE),
+`run` the CompletedProcess for callers that read the exit status themselves, `git` the checked
+stdout. The tree digest (its own process layer: threads, a budget, a stop flag), the memory
+sync (the same layer, with its prompts switched off) and the SessionStart snapshot (posix_spawn:
+importing subprocess costs the hook) run git their own way; the first two with this environment.
 """
 
 import os
@@ -17,14 +24,25 @@ class GitError(RuntimeError):
     pass
 
 
+def git_env(*, drop=(), **extra) -> dict:
+    """The environment of a git child: os.environ without GIT_DIR, GIT_WORK_TREE and `drop`, with
+    LC_ALL=C and GIT_OPTIONAL_LOCKS=0, then `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE") and k not in drop}
+    env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+    env.update(extra)
+    return env
+
+
+def run(args, cwd=None, timeout: float = GIT_TIMEOUT_SEC, **extra_env) -> subprocess.CompletedProcess:
+    """`git <args>` with bytes output and stdin closed; raises OSError (no git) and
+    subprocess.TimeoutExpired, whose messages each caller words its own way."""
+    return subprocess.run(["git", *args], cwd=cwd, env=git_env(**extra_env), capture_output=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
 def git(args, cwd: str, timeout: float = GIT_TIMEOUT_SEC, check: bool = True) -> str:
-    env = dict(os.environ, LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
     try:
-        result = subprocess.run(
-            ["git", *args], cwd=cwd, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL
-        )
+        result = run(args, cwd, timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {' '.join(args[:2])}: {exc}") from None
     if check and result.returncode != 0:

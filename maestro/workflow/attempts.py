@@ -6,11 +6,6 @@ HEADER = "\n\n--- PRIOR ATTEMPTS IN THIS LOOP (always applies when present) ---\
 TRUNCATED = "MAESTRO_ATTEMPT_HISTORY_TRUNCATED: older attempt lines were dropped to stay within 120 lines / 64 KiB"
 
 
-def tail_lines(text: str, count: int) -> str:
-    lines = text.rstrip("\n").split("\n") if text.strip() else []
-    return "\n".join(lines[-count:])
-
-
 class AttemptsLog:
     def __init__(self):
         self.text = ""

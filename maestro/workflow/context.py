@@ -1,6 +1,11 @@
 """Everything a write adapter needs, wired from the environment: scope, companion transport,
 write lease, job-lock factory, provenance hooks and validated knobs. One place, so `loop`,
-`watchdog` and `status` agree on paths and budgets."""
+`watchdog` and `status` agree on paths and budgets.
+
+The object graph is built bottom-up, each part from parts that already exist: the lease's
+heartbeat first, then the companion transport that beats it during every call, then the run's
+provenance (tree digests, baseline, dispatch log) that beats it while hashing, and last the lease
+that is handed all of them. Nothing is wired by assigning to an object after it is built."""
 
 import os
 import time
@@ -20,8 +25,9 @@ def repository(scope: str, purpose: str):
     return root, gitscope.git_dir(root)
 
 
-def companion_transport(scope: str, emit, should_stop=None, pause=None):
-    """A bounded Transport to the discovered companion, or MaestroError rc 3 when there is none."""
+def companion_transport(scope: str, emit, should_stop=None, pause=None, tick=None):
+    """A bounded Transport to the discovered companion, or MaestroError rc 3 when there is none.
+    `tick` (the write lease's heartbeat) runs while each companion call is waited on."""
     from maestro.codex.companion import Transport
     from maestro.codex.discovery import find_companion
 
@@ -31,37 +37,30 @@ def companion_transport(scope: str, emit, should_stop=None, pause=None):
             f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
             "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
     return Transport(companion.argv(), cwd=os.getcwd(), emit=emit, call_timeout=knobs.companion_timeout().value,
-                     should_stop=should_stop, pause=pause)
+                     should_stop=should_stop, pause=pause, tick=tick)
 
 
-class WriteContext:
-    def __init__(self, scope: str, *, need_companion: bool = True):
-        self.emit = progress.emit
-        for knob in (knobs.lock_wait(), knobs.lock_wait_poll(), knobs.heartbeat_interval(), knobs.heartbeat_stale(),
-                     knobs.companion_timeout(), knobs.max_dispatch(write=True), knobs.verify_timeout()):
-            if knob.warning:
-                self.emit(knob.warning)
-        self.root, self.git_dir = repository(scope, "maestro dispatches writes only in git")
-        self.signals = signal_state
+class RunProvenance:
+    """The provenance the write lease consults during one run, bound to this worktree: the tree
+    digest it records (keeping the per-path records of the first and the latest observed digest, so
+    that the run's outcome can name the files changed in between), the baseline check after
+    acquisition, and the dispatch log."""
+
+    def __init__(self, root: str, git_dir: str, session: str, *, emit, tick, should_stop):
+        self.root = root
+        self.git_dir = git_dir
+        self.session = session
+        self.emit = emit
+        self.tick = tick  # the lease's heartbeat, kept going while a big tree is hashed
+        self.should_stop = should_stop
         self.first_entries = self.last_entries = None
-        self.transport = None
-        if need_companion:
-            self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause)
-        self.lease = self._lease()
-        if self.transport is not None:
-            self.transport.tick = self.lease.heartbeat
-
-    def writers(self):
-        return self.transport.global_writers() if self.transport is not None else None
 
     def digest(self) -> str:
-        """The tree digest the lease records; the per-path records of the first and the latest
-        observed digest are kept so that the run's outcome can name the files changed in between."""
         from maestro.provenance import digest as provenance
 
         entries = {}
-        value = provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self._beat,
-                                                 should_stop=self.signals.stop_requested, entries=entries)
+        value = provenance.digest_or_unavailable(self.root, emit=self.emit, tick=self.tick,
+                                                 should_stop=self.should_stop, entries=entries)
         if provenance.is_observed(value):
             if self.first_entries is None:
                 self.first_entries = entries
@@ -84,30 +83,56 @@ class WriteContext:
     def baseline(self, digest: str) -> None:
         from maestro.provenance import log as provenance_log
 
-        provenance_log.baseline_check(self.root, self.git_dir, digest, self.lease.session, emit=self.emit)
+        provenance_log.baseline_check(self.root, self.git_dir, digest, self.session, emit=self.emit)
 
-    def _beat(self) -> None:
-        lease = getattr(self, "lease", None)
-        if lease is not None:
-            lease.heartbeat()
 
-    def _lease(self):
+def _writers_unknown():
+    return None
+
+
+class WriteContext:
+    def __init__(self, scope: str, *, need_companion: bool = True):
+        from maestro.locks import identity
         from maestro.locks.lease import WriteLease
+        from maestro.locks.lease_state import LeaseHeartbeat
 
-        return WriteLease(
-            self.git_dir, writers=self.writers, digest=self.digest, emit=self.emit, log_dispatch=self.log_dispatch,
-            baseline=self.baseline, wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
-            heartbeat_interval=knobs.heartbeat_interval().value, heartbeat_stale=knobs.heartbeat_stale().value,
-            init_grace=knobs.initializing_grace().value, should_stop=self.signals.stop_requested,
-            sleep=self.signals.pause,
+        self.emit = progress.emit
+        for knob in (knobs.lock_wait(), knobs.lock_wait_poll(), knobs.heartbeat_interval(), knobs.heartbeat_stale(),
+                     knobs.companion_timeout(), knobs.max_dispatch(write=True), knobs.verify_timeout()):
+            if knob.warning:
+                self.emit(knob.warning)
+        self.root, self.git_dir = repository(scope, "maestro dispatches writes only in git")
+        self.signals = signal_state
+        self.heartbeat = LeaseHeartbeat(self.git_dir, interval=knobs.heartbeat_interval().value)
+        self.transport = None
+        if need_companion:
+            self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause,
+                                                 tick=self.heartbeat.beat)
+        self.session = identity.session_id()
+        self.provenance = RunProvenance(self.root, self.git_dir, self.session, emit=self.emit,
+                                        tick=self.heartbeat.beat, should_stop=signal_state.stop_requested)
+        self.lease = WriteLease(
+            self.git_dir, writers=self.transport.global_writers if self.transport is not None else _writers_unknown,
+            digest=self.provenance.digest, emit=self.emit, log_dispatch=self.provenance.log_dispatch,
+            baseline=self.provenance.baseline, session=self.session, heartbeat=self.heartbeat,
+            wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
+            heartbeat_stale=knobs.heartbeat_stale().value, init_grace=knobs.initializing_grace().value,
+            should_stop=signal_state.stop_requested, sleep=signal_state.pause,
         )
+
+    def writers(self):
+        return self.transport.global_writers() if self.transport is not None else None
+
+    def files_changed(self):
+        """Paths changed between the first and the latest tree digest of this run (or None)."""
+        return self.provenance.files_changed()
 
     def joblock(self, job_class: str):
         from maestro.locks.joblock import JobLock
 
         return JobLock(
             self.git_dir, job_class, job_status=self.transport.job_status, emit=self.emit, writers=self.writers,
-            session=self.lease.session, wait_budget=knobs.lock_wait().value,
+            session=self.session, wait_budget=knobs.lock_wait().value,
             wait_poll=knobs.lock_wait_poll(for_job_lock=True).value, init_grace=knobs.initializing_grace().value,
             should_stop=self.signals.stop_requested, sleep=self.signals.pause,
         )

@@ -2,7 +2,7 @@
 whose job lock serializes companion jobs, two companion transports and the read budget.
 
 Read turns take no write lease, so unlike WriteContext there is no heartbeat and no provenance.
-The repository lookup and the companion discovery are WriteContext's own (write_context.py).
+The repository lookup and the companion discovery are WriteContext's own (workflow/context.py).
 """
 
 import os

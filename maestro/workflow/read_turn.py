@@ -13,6 +13,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from maestro.errors import Exit
+from maestro.messages import PIN_MODELS
 from maestro.workflow.turn import CompanionTurn
 
 OVERRIDE_MODEL = "MAESTRO_COMPANION_MODEL"
@@ -48,8 +50,7 @@ def read_routing(pins, environ=None):
         return ReadRouting(model, effort, effort), ""
     if not pins.complete:
         problem = f" ({pins.config_problem})" if pins.config_problem else ""
-        return None, ("no Codex model/effort pinned" + problem + " — run: python3 ~/.claude/hooks/maestro.pyz "
-                      "model-select <model> <debate-effort> <impl-effort> <impl-model>")
+        return None, f"no Codex model/effort pinned{problem} — run: {PIN_MODELS}"
     if not _MODEL.fullmatch(pins.model):
         return None, f"the pinned model {pins.model!r} is not a model name (letters, digits, . _ -)"
     effort = pins.debate_effort
@@ -80,15 +81,15 @@ class ReadTurn(CompanionTurn):
         self.routing = routing
 
     def run(self, prompt: str) -> ReadOutcome:
-        outcome = ReadOutcome(rc=3)
+        outcome = ReadOutcome(rc=Exit.USAGE)
         route = self.routing
         joblock = self.joblock_factory()
         acquired = joblock.acquire()
-        if acquired == 4:  # a signal ended the wait: nothing is held, nothing was launched
-            outcome.rc, outcome.interrupted = 4, True
+        if acquired == Exit.FAILED:  # a signal ended the wait: nothing is held, nothing was launched
+            outcome.rc, outcome.interrupted = Exit.FAILED, True
             return outcome
-        if acquired != 0:
-            outcome.rc = 11
+        if acquired != Exit.OK:
+            outcome.rc = Exit.BLOCKED
             outcome.evidence.append("the companion job lock is busy or its holder cannot be identified; nothing was "
                                     "launched")
             return outcome
@@ -97,12 +98,12 @@ class ReadTurn(CompanionTurn):
             if route.note:
                 self.emit(route.note)
             if self.signals.stop_requested():
-                outcome.rc, outcome.interrupted = 4, True
+                outcome.rc, outcome.interrupted = Exit.FAILED, True
                 return outcome
             turn_started = self.clock()
             rc, job, output = self.transport.launch(prompt, write=False, model=route.model, effort=route.flag,
                                                     scratch_dir=self.scratch_dir)
-            if rc != 0:
+            if rc != Exit.OK:
                 outcome.evidence.append(output)
                 return outcome
             if not job:
@@ -114,7 +115,7 @@ class ReadTurn(CompanionTurn):
                 return outcome
             self.job = outcome.job = job
             if not joblock.publish_job(job):
-                return self._cancel(outcome, "launch-publication-failed", rc=4)
+                return self._cancel(outcome, "launch-publication-failed", rc=Exit.FAILED)
             self.emit(f"CODEX: started {job} (model={route.model} effort={route.effort}, read mode, "
                       f"max_idle={self.max_idle:g}s poll={self.poll:g}s)")
             self._verify_pin(job)
@@ -123,25 +124,25 @@ class ReadTurn(CompanionTurn):
             if end == "cancel":
                 if detail == "signal":
                     outcome.interrupted = True
-                    return self._cancel(outcome, self.signals.reason() or "signal-term", rc=4)
-                return self._cancel(outcome, detail, rc=124)
+                    return self._cancel(outcome, self.signals.reason() or "signal-term", rc=Exit.FAILED)
+                return self._cancel(outcome, detail, rc=Exit.HUNG)
             if end in ("cancelled", "failed"):
-                outcome.rc = 4
+                outcome.rc = Exit.FAILED
                 outcome.evidence.append(f"Codex job {job} ended in state {detail}")
                 return outcome
             rc, text, evidence = self.transport.result(job, self.retry_sleep)
             if evidence:
                 outcome.evidence.append(evidence.rstrip("\n"))
-            if rc != 0:
-                outcome.rc = 4
+            if rc != Exit.OK:
+                outcome.rc = Exit.FAILED
                 return outcome
-            outcome.rc, outcome.result = 0, text
+            outcome.rc, outcome.result = Exit.OK, text
             return outcome
         finally:
-            if not keep_joblock and joblock.release() != 0 and outcome.rc == 0:
+            if not keep_joblock and joblock.release() != Exit.OK and outcome.rc == Exit.OK:
                 outcome.evidence.append("the companion job lock changed under this turn and could not be released "
                                         "safely")
-                outcome.rc = 11
+                outcome.rc = Exit.BLOCKED
 
     def _verify_pin(self, job: str) -> None:
         status = self.transport.status(job)

@@ -10,6 +10,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from maestro.errors import Exit
+from maestro.messages import CLEAR_LEASE, PIN_MODELS
+
 CONTRACT = """
 
 --- IMPLEMENTER CONTRACT (always applies) ---
@@ -57,7 +60,7 @@ CONTRACT = """
 """
 
 _RESULT_LINE = re.compile(r"RESULT:\s*(DONE|NEEDS_ANSWERS|BLOCKED|FAILED)(?:\s*[^\w\s].*)?\s*")
-STATE_RC = {"DONE": 0, "NEEDS_ANSWERS": 10, "BLOCKED": 11, "FAILED": 4}
+STATE_RC = {"DONE": Exit.OK, "NEEDS_ANSWERS": Exit.NEEDS_ANSWERS, "BLOCKED": Exit.BLOCKED, "FAILED": Exit.FAILED}
 
 
 def result_state(text: str) -> str:
@@ -85,12 +88,9 @@ def write_routing(pins):
     from maestro.codex.pins import WRAPPER_EFFORTS
 
     if not pins.complete:
-        return "", "", "", ("no Codex model/effort pinned — run: python3 ~/.claude/hooks/maestro.pyz model-select "
-                            "<model> <debate-effort> <impl-effort> <impl-model>")
+        return "", "", "", f"no Codex model/effort pinned — run: {PIN_MODELS}"
     if pins.impl_model_invalid:  # never fall back silently to another model than the one pinned
-        return "", "", "", ("~/.codex/maestro-impl-model does not hold a valid model name — re-pin with: "
-                            "python3 ~/.claude/hooks/maestro.pyz model-select <model> <debate-effort> <impl-effort> "
-                            "<impl-model>")
+        return "", "", "", f"~/.codex/maestro-impl-model does not hold a valid model name — re-pin with: {PIN_MODELS}"
     model = pins.impl_model or pins.model
     effort = pins.impl_effort
     if effort in WRAPPER_EFFORTS:
@@ -130,95 +130,134 @@ class WriteTurn(CompanionTurn):
         self.pins = pins
 
     def run(self, plan: str) -> TurnOutcome:
-        outcome = TurnOutcome(rc=3)
+        outcome = TurnOutcome(rc=Exit.USAGE)
+        routing = self._routing(outcome)
+        if routing is None:
+            return outcome
+        joblock = self._lock_job(outcome)
+        if joblock is None:
+            return outcome
+        keep_joblock = False
+        try:
+            if not self._ready_to_launch(outcome, routing):
+                return outcome
+            turn_started = self.clock()
+            model, effort, _ = routing
+            rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort,
+                                                    scratch_dir=self.scratch_dir)
+            if rc != Exit.OK:
+                outcome.evidence.append(f"LOOP_ERROR: {output}")
+                return outcome
+            outcome.started = True
+            if not job:
+                keep_joblock = True  # a job may exist that we cannot name: keep both locks
+                return self._unnamed_job(outcome, output)
+            self.job = outcome.job = job
+            return self._follow(outcome, joblock, routing, turn_started)
+        finally:
+            if (not keep_joblock and joblock.release() != Exit.OK
+                    and outcome.rc in (Exit.OK, Exit.NEEDS_ANSWERS, Exit.FAILED)):
+                outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock could not be released safely")
+                outcome.rc = Exit.BLOCKED
+
+    def _routing(self, outcome: TurnOutcome):
+        """(model, effort, note) for this write, or None with the refusal in `outcome` (rc 3)."""
         if os.environ.get("MAESTRO_COMPANION_MODEL") or os.environ.get("MAESTRO_COMPANION_EFFORT"):
             # The override is for read-only turns; a write on another model than the pinned
             # implementation model must be an explicit re-pin, never a leftover variable.
             outcome.evidence.append("WATCHDOG_ERROR: MAESTRO_COMPANION_MODEL/MAESTRO_COMPANION_EFFORT override "
                                     "read-only turns only; unset them for a write dispatch (or re-pin with "
                                     "model-select)")
-            return outcome
+            return None
         model, effort, note, error = write_routing(self.pins)
         if error:
             outcome.evidence.append(f"WATCHDOG_ERROR: {error}")
-            return outcome
+            return None
+        return model, effort, note
+
+    def _lock_job(self, outcome: TurnOutcome):
+        """The acquired write job lock, or None with rc 4 (interrupted) or 11 (busy) in `outcome`."""
         joblock = self.joblock_factory("write")
         locked = joblock.acquire()
-        if locked == 4:
-            outcome.rc = 4  # interrupted while waiting: nothing was launched
-            return outcome
-        if locked != 0:
-            outcome.rc = 11
+        if locked == Exit.FAILED:
+            outcome.rc = Exit.FAILED  # interrupted while waiting: nothing was launched
+            return None
+        if locked != Exit.OK:
+            outcome.rc = Exit.BLOCKED
             outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock is busy or unidentifiable")
-            return outcome
-        keep_joblock = False
-        try:
-            refusal = self.transport.write_probe()
-            if refusal:
-                outcome.evidence.append(f"WATCHDOG_ERROR: {refusal}")
-                return outcome
-            if note:
-                self.emit(note)
-            if not self.lease.guard():
-                outcome.rc = 11
-                outcome.evidence.append("WATCHDOG_BLOCKED: the write lease is no longer held or is poisoned; "
-                                        "nothing was dispatched")
-                return outcome
-            if self.signals.stop_requested():
-                outcome.rc = 4
-                return outcome
-            turn_started = self.clock()
-            rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort,
-                                                    scratch_dir=self.scratch_dir)
-            if rc != 0:
-                outcome.evidence.append(f"LOOP_ERROR: {output}")
-                return outcome
-            outcome.started = True
-            if not job:
-                keep_joblock = True  # a job may exist that we cannot name: keep both locks
-                self.lease.stage_poison("unknown", "launch-publication-failed")
-                self.lease.promote_poison()
-                outcome.rc = 125
-                outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
-                                     f"WATCHDOG_POISONED: the companion launched without a job id; quiescence "
-                                     f"unconfirmed. Output: {output[-500:]}"]
-                return outcome
-            self.job = outcome.job = job
-            if not (self.lease.publish_job(job) and joblock.publish_job(job)):
-                return self._cancel(outcome, "launch-publication-failed", joblock)
-            self.emit(f"WATCHDOG: started {job} (model={model} effort={effort or self.pins.impl_effort}, write mode, "
-                      f"max_idle={self.max_idle:g}s poll={self.poll:g}s)")
-            self._verify_pin(job, model, effort)
-            end, detail = self.transport.wait(job, max_total=self.max_total, max_idle=self.max_idle, poll=self.poll,
-                                              turn_started=turn_started)
-            if end == "cancel":
-                reason = self.signals.reason() if detail == "signal" else detail
-                return self._cancel(outcome, reason, joblock)
-            if end == "cancelled":
-                self.lease.stage_poison(job, "cancelled-observed")
-                self.lease.promote_poison()
-                self.emit(f"MAESTRO_POLL: companion reported job={job} state=cancelled; write lease poisoned and no "
-                          "replacement will start")
-                outcome.evidence.append(f"CANCELLATION_FACT: job={job} reason=cancelled-observed request=not-needed "
-                                        "source=observed")
-                return self._poisoned(outcome)
-            rc, text, evidence = self.transport.result(job, self.retry_sleep)
-            if evidence:
-                outcome.evidence.append(evidence.rstrip("\n"))
-            outcome.result = text
-            if end == "failed" or rc != 0:
-                outcome.evidence.append(f"job {job} ended in state {detail}" if end == "failed" else
-                                        f"job {job} returned an empty or failed result twice")
-                return self._companion_failure(outcome)
-            outcome.state = result_state(text)
-            if not outcome.state:
-                return self._companion_failure(outcome)
-            outcome.rc = STATE_RC[outcome.state]
-            return outcome
-        finally:
-            if not keep_joblock and joblock.release() != 0 and outcome.rc in (0, 10, 4):
-                outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock could not be released safely")
-                outcome.rc = 11
+            return None
+        return joblock
+
+    def _ready_to_launch(self, outcome: TurnOutcome, routing) -> bool:
+        """The last checks before a billed launch: the companion still takes --write, the lease is
+        still ours and unpoisoned, and no stop was requested."""
+        refusal = self.transport.write_probe()
+        if refusal:
+            outcome.evidence.append(f"WATCHDOG_ERROR: {refusal}")
+            return False
+        note = routing[2]
+        if note:
+            self.emit(note)
+        if not self.lease.guard():
+            outcome.rc = Exit.BLOCKED
+            outcome.evidence.append("WATCHDOG_BLOCKED: the write lease is no longer held or is poisoned; "
+                                    "nothing was dispatched")
+            return False
+        if self.signals.stop_requested():
+            outcome.rc = Exit.FAILED
+            return False
+        return True
+
+    def _unnamed_job(self, outcome: TurnOutcome, output: str) -> TurnOutcome:
+        """A launch that printed no job id may still have started one: poison the lease (rc 125)."""
+        self.lease.stage_poison("unknown", "launch-publication-failed")
+        self.lease.promote_poison()
+        outcome.rc = Exit.POISONED
+        outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
+                             f"WATCHDOG_POISONED: the companion launched without a job id; quiescence "
+                             f"unconfirmed. Output: {output[-500:]}"]
+        return outcome
+
+    def _follow(self, outcome: TurnOutcome, joblock, routing, turn_started: float) -> TurnOutcome:
+        """Publish the launched job, poll it to an end, and classify that end."""
+        job = outcome.job
+        model, effort, _ = routing
+        if not (self.lease.publish_job(job) and joblock.publish_job(job)):
+            return self._cancel(outcome, "launch-publication-failed", joblock)
+        self.emit(f"WATCHDOG: started {job} (model={model} effort={effort or self.pins.impl_effort}, write mode, "
+                  f"max_idle={self.max_idle:g}s poll={self.poll:g}s)")
+        self._verify_pin(job, model, effort)
+        end, detail = self.transport.wait(job, max_total=self.max_total, max_idle=self.max_idle, poll=self.poll,
+                                          turn_started=turn_started)
+        if end == "cancel":
+            reason = self.signals.reason() if detail == "signal" else detail
+            return self._cancel(outcome, reason, joblock)
+        if end == "cancelled":
+            self.lease.stage_poison(job, "cancelled-observed")
+            self.lease.promote_poison()
+            self.emit(f"MAESTRO_POLL: companion reported job={job} state=cancelled; write lease poisoned and no "
+                      "replacement will start")
+            outcome.evidence.append(f"CANCELLATION_FACT: job={job} reason=cancelled-observed request=not-needed "
+                                    "source=observed")
+            return self._poisoned(outcome)
+        return self._classify_result(outcome, end, detail)
+
+    def _classify_result(self, outcome: TurnOutcome, end: str, detail: str) -> TurnOutcome:
+        """Read the ended job's result and map its RESULT record to the turn's rc."""
+        job = outcome.job
+        rc, text, evidence = self.transport.result(job, self.retry_sleep)
+        if evidence:
+            outcome.evidence.append(evidence.rstrip("\n"))
+        outcome.result = text
+        if end == "failed" or rc != Exit.OK:
+            outcome.evidence.append(f"job {job} ended in state {detail}" if end == "failed" else
+                                    f"job {job} returned an empty or failed result twice")
+            return self._companion_failure(outcome)
+        outcome.state = result_state(text)
+        if not outcome.state:
+            return self._companion_failure(outcome)
+        outcome.rc = STATE_RC[outcome.state]
+        return outcome
 
     def _verify_pin(self, job: str, model: str, effort: str) -> None:
         status = self.transport.status(job)
@@ -231,18 +270,18 @@ class WriteTurn(CompanionTurn):
                       f"recorded model={recorded_model} effort={recorded_effort}")
 
     def _companion_failure(self, outcome: TurnOutcome) -> TurnOutcome:
-        outcome.rc = 11
+        outcome.rc = Exit.BLOCKED
         outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
                              f"WATCHDOG_BLOCKED: job={outcome.job} ended without a valid RESULT record (or its result "
                              "could not be read); no further attempt was billed"]
         return outcome
 
     def _poisoned(self, outcome: TurnOutcome) -> TurnOutcome:
-        outcome.rc = 125
+        outcome.rc = Exit.POISONED
         outcome.result = "RESULT: BLOCKED\n"
         outcome.evidence.append(f"WATCHDOG_POISONED: job={outcome.job or 'unknown'} ended without confirmed quiescence; "
                                 "the write lease is retained. Check `status`, then recover with: "
-                                "python3 ~/.claude/hooks/maestro.pyz loop --clear-lease")
+                                f"{CLEAR_LEASE}")
         return outcome
 
     def _cancel(self, outcome: TurnOutcome, reason: str, joblock) -> TurnOutcome:
@@ -261,7 +300,7 @@ class WriteTurn(CompanionTurn):
         elif not staged:
             self.emit(f"MAESTRO_LOCK: could not stage cancellation poison for job={job} reason={reason}; the job was "
                       "not cancelled and may still be running. Recover only after no Codex job is writing: "
-                      "python3 ~/.claude/hooks/maestro.pyz loop --clear-lease")
+                      f"{CLEAR_LEASE}")
         if staged:
             self.lease.promote_poison()
         if reason == "deadline":

@@ -7,7 +7,7 @@ prompt, then `maestro gate` judges a source edit: allowed exactly when the row s
 
 import json
 
-import grant_helpers
+from testing import grants
 import pytest
 
 SID = "tablesession-1"
@@ -175,7 +175,7 @@ def test_the_table_is_big_enough_and_has_no_duplicates():
 
 
 def make_old_grant(home):
-    return grant_helpers.make_flag(home, SID)
+    return grants.make_flag(home, SID)
 
 
 def gate_allows_a_source_edit(maestro):

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from conftest import PYZ
+from testing import PYZ
 
 SEED = 0x6D61657374726F  # "maestro"
 SID = "fuzz-session"

@@ -9,7 +9,7 @@ import json
 import os
 import uuid
 
-import grant_helpers
+from testing import grants
 import pytest
 
 SID = "gatetest-1234"
@@ -53,11 +53,11 @@ def assert_fail_closed(result):
 
 
 def flag_path(home, sid=SID):
-    return grant_helpers.flag_path(home, sid)
+    return grants.flag_path(home, sid)
 
 
 def make_flag(home, sid=SID, **options):
-    return grant_helpers.make_flag(home, sid, **options)
+    return grants.make_flag(home, sid, **options)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from bash_corpus import SID, UNKNOWN_VARIABLES, bash_payload, describe, is_policy_block
+from testing.bash_corpus import SID, UNKNOWN_VARIABLES, bash_payload, describe, is_policy_block
 
 WRITE_APP = "echo pwned > src/app.py"
 SUBSCRIPT = "a[$(echo pwned > src/app.py)]"  # bash runs the $(…) when it evaluates this subscript

@@ -13,7 +13,7 @@ blocked: they must be allowed.
 
 import pytest
 
-from bash_corpus import bash_payload, describe, is_allowed, is_policy_block
+from testing.bash_corpus import bash_payload, describe, is_allowed, is_policy_block
 from test_gate_bash_attacks import WRITE_APP, attack_env, fill  # noqa: F401  (attack_env is a fixture)
 
 # ================================================================================ confirmed bypasses

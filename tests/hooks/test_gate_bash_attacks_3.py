@@ -8,7 +8,7 @@ as known gaps, not here.
 
 import pytest
 
-from bash_corpus import bash_payload, describe, is_allowed, is_policy_block
+from testing.bash_corpus import bash_payload, describe, is_allowed, is_policy_block
 from test_gate_bash_attacks import attack_env, fill  # noqa: F401  (attack_env is a fixture)
 
 BYPASSES_3 = [

@@ -9,10 +9,10 @@ root, so `~/src/x.py` is source and `~/Desktop/x.py` is scratch.
 import os
 import re
 
-import grant_helpers
+from testing import grants
 import pytest
 
-from bash_corpus import (
+from testing.bash_corpus import (
     ALLOW, BLOCK, CHANNELS, CORPUS, GROUPS, REAL_FS_CORPUS, SID, UNKNOWN_VARIABLES, bash_payload, describe,
     is_allowed, is_policy_block, make_real_repo,
 )
@@ -33,7 +33,7 @@ def corpus_home(outside_tmp, monkeypatch):
 
 def make_flag(home, sid=SID):
     """The user's "edit it yourself" grant for `sid`."""
-    return grant_helpers.make_flag(home, sid)
+    return grants.make_flag(home, sid)
 
 
 def check(result, command, expect, must):

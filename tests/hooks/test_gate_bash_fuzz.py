@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from bash_corpus import GATE_PREFIX, REPO, bash_payload, describe
+from testing.bash_corpus import GATE_PREFIX, REPO, bash_payload, describe
 
 SEED = 0x62617368  # "bash"
 RANDOM_CASES = 400

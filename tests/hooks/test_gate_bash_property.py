@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from bash_corpus import REPO, bash_payload, describe, is_allowed, is_policy_block
+from testing.bash_corpus import REPO, bash_payload, describe, is_allowed, is_policy_block
 
 SEEDS = (0x6D61, 0x6573, 0x7472)
 CASES_PER_SEED = 300

@@ -12,10 +12,10 @@ import os
 import subprocess
 import sys
 
-import grant_helpers
+from testing import grants
 import pytest
 
-from conftest import PYZ, ROOT, TARGET
+from testing import PYZ, ROOT, TARGET
 
 SID = "controls-1"
 REPO = "/nonexistent-maestro/repo"
@@ -28,7 +28,7 @@ def payload(file_path, cwd=REPO, tool="Write", **extra):
 
 
 def make_flag(home):
-    return grant_helpers.make_flag(home, SID)
+    return grants.make_flag(home, SID)
 
 
 def rc_of(maestro, body):

@@ -13,7 +13,7 @@ import json
 import os
 import time
 
-import grant_helpers
+from testing import grants
 import pytest
 
 SID = "grantsession-1"
@@ -26,12 +26,12 @@ NOT_SAFE = (
 
 
 def flag_path(home, sid=SID):
-    return grant_helpers.flag_path(home, sid)
+    return grants.flag_path(home, sid)
 
 
 def make_flag(home, sid=SID, age=0.0):
     """A valid-looking flag whose mtime is `age` seconds ago (negative: in the future)."""
-    return grant_helpers.make_flag(home, sid, age=age)
+    return grants.make_flag(home, sid, age=age)
 
 
 def inject(maestro, prompt, sid=SID, env=None):

@@ -8,7 +8,7 @@ directive only when the prompt carries a code/design signal. Malformed payloads 
 import json
 import os
 
-import grant_helpers
+from testing import grants
 import pytest
 
 SID = "injecttest-1234"
@@ -27,11 +27,11 @@ APPROVALS = ["onayl", "onay", "evet", "devam", "tamam", "olur", "approve", "ok",
 
 
 def flag_path(home, sid=SID):
-    return grant_helpers.flag_path(home, sid)
+    return grants.flag_path(home, sid)
 
 
 def make_flag(home, sid=SID, **options):
-    return grant_helpers.make_flag(home, sid, **options)
+    return grants.make_flag(home, sid, **options)
 
 
 def inject(maestro, prompt, sid=SID, **extra):

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from testing import ROOT
 from maestro.hooks.inline_code import code_writes
 from maestro.hooks.targets import Script, Target
 

@@ -650,9 +650,9 @@ def test_a_crash_while_recording_the_cost_keeps_the_rendered_context(source_maes
 
 def grant(home, sid=SID, age=0.0):
     """A valid direct-edit flag whose mtime is `age` seconds ago (negative: in the future)."""
-    import grant_helpers
+    from testing import grants
 
-    return grant_helpers.make_flag(home, sid, age=age)
+    return grants.make_flag(home, sid, age=age)
 
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "something-new", None, 7])

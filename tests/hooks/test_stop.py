@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from testing import ROOT
 
 pytestmark = pytest.mark.timeout(60)
 

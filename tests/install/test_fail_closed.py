@@ -9,8 +9,8 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
+from testing import install as H
 
 DOCTOR_LINE = "maestro gate cannot run, call blocked: run python3 ~/.claude/hooks/maestro.pyz doctor"
 SOURCE_EDIT = {"session_id": "fail-closed-test", "cwd": "/nonexistent-maestro-test", "hook_event_name": "PreToolUse",

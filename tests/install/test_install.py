@@ -11,8 +11,8 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
+from testing import install as H
 
 NOTHING_PUBLISHED = "hooks/maestro.pyz, rules and skills already matched the installed bytes"
 SETTINGS_UNCHANGED = "settings.json already had every maestro hook entry"

@@ -4,8 +4,8 @@ import errno
 import json
 import os
 
-import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
+from testing import install as H
 
 ORIGINAL_HOOKS = (
     "orchestrator-gate.mjs", "orchestrator-inject.mjs", "session-start.mjs",

@@ -3,8 +3,8 @@
 import json
 import os
 
-import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
+from testing import install as H
 
 DONE = '[maestro] done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.'
 

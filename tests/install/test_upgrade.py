@@ -3,8 +3,8 @@ upgrades its entries in place; uninstall after the upgrade still restores settin
 
 import json
 
-import install_helpers as H  # tests/install is on sys.path (rootdir-relative imports)
 import pytest
+from testing import install as H
 
 FOREIGN_EDIT = {"type": "command", "command": "echo my-edit-hook"}
 FOREIGN_START = {"type": "command", "command": "echo hi"}

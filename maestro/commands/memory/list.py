@@ -1,3 +1,41 @@
-"""`memory list` (being moved here from the domain module it imports)."""
+"""`memory list`: a track's entries, in the file's own format or as a `--json` envelope."""
 
-from maestro.commands.memory.store_cli import list_ as main  # noqa: F401
+import sys
+
+from maestro.commands.memory.output import parser, run
+from maestro.memory.store.tracks import Store
+
+
+def _entry_fields(text: str) -> dict:
+    from maestro.memory.store import entry as grammar
+
+    parts = grammar.split(text)
+    return {"text": text, "id": parts.entry_id, "date": parts.date, "branches": list(parts.branches or []) or None,
+            "summary": parts.summary_text}
+
+
+def main(argv) -> int:
+    """print a track's entries (key: --branch; --archived)
+
+Text output is the entries in the file's own format (joined by a line holding only §).
+An invalid --date lists nothing (it is also the daily track's path-traversal guard)."""
+
+    def body(out):
+        from maestro.memory.store import entry as grammar
+
+        p = parser("list", main.__doc__)
+        p.add_argument("track", help="global|memory, user, project, key, daily, reference")
+        p.add_argument("--cwd", help="the project directory for project/key/reference (default: .)")
+        p.add_argument("--branch", help="key only: hide entries scoped to other branches")
+        p.add_argument("--archived", action="store_true", help="list <TRACK>-archive.md instead")
+        p.add_argument("--date", help="daily only: the day to list, YYYY-MM-DD (default: today)")
+        p.add_argument("--json", action="store_true", help="print one JSON envelope")
+        args = p.parse_args(argv)
+        listing = Store().list(args.track, cwd=args.cwd, branch=args.branch, archived=args.archived, date=args.date)
+        if listing.file is None:
+            sys.stderr.write(f"maestro memory list: invalid date {args.date!r} (expected YYYY-MM-DD); nothing listed\n")
+        if not out.as_json:
+            sys.stdout.write(grammar.serialize_entries(listing.entries))
+        return out.done(track=listing.track, file=listing.file, entries=[_entry_fields(e) for e in listing.entries])
+
+    return run("list", argv, body)

@@ -22,6 +22,7 @@ import json
 import sys
 
 from maestro.errors import Exit, MaestroError
+from maestro.util.text import bounded, squeeze
 
 PROTOCOL_VERSIONS = ("2025-06-18", "2025-03-26", "2024-11-05")  # latest first
 MAX_LINE_BYTES = 1024 * 1024
@@ -43,10 +44,10 @@ def _error(id_, code: int, message: str) -> dict:
 
 
 def _one_line(text: str, limit: int = 500) -> str:
+    """A message as the client sees it: sanitized (sanitize.filter_text), one line, bounded."""
     from maestro.memory.store.sanitize import filter_text
 
-    text = " ".join(filter_text(str(text)).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return bounded(squeeze(filter_text(str(text))), limit)
 
 
 # --- methods ------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The tools `memory mcp` serves: their JSON Schemas, an argument check, and the handlers.
 
 Every handler takes the checked arguments and returns one text (a line like the CLI's, or the
-listed entries); a StoreError or a bad argument is raised as a MaestroError and becomes an
+listed entries); a StoreError or a bad argument (UsageError) is raised as a MaestroError and becomes an
 `isError` result in maestro/commands/memory/mcp.py. The store logic is the store's: `Store.add`/`list`,
 `Queue.suggest`, `Todos`. A write to the `key` track is never made here: it is queued for a
 human's `maestro memory queue approve N`, as `memory suggest` does.
@@ -9,7 +9,7 @@ human's `maestro memory queue approve N`, as `memory suggest` does.
 
 import os
 
-from maestro.errors import MaestroError
+from maestro.errors import UsageError
 from maestro.memory.store import compose
 from maestro.memory.store.errors import StoreError
 
@@ -88,10 +88,6 @@ TOOLS = [
 SCHEMAS = {tool["name"]: tool["inputSchema"] for tool in TOOLS}
 
 
-class ArgumentError(MaestroError):
-    """Arguments that do not match the tool's input schema."""
-
-
 _TYPES = {"string": str, "boolean": bool, "array": list, "object": dict}
 
 
@@ -102,16 +98,16 @@ def _check_value(name: str, value, spec: dict) -> None:
     else:
         ok = isinstance(value, _TYPES[kind])
     if not ok:
-        raise ArgumentError(f"argument '{name}' must be {'an' if kind[0] in 'aio' else 'a'} {kind}")
+        raise UsageError(f"argument '{name}' must be {'an' if kind[0] in 'aio' else 'a'} {kind}")
     if kind == "string" and len(value) > MAX_ARG_CHARS:
-        raise ArgumentError(f"argument '{name}' is longer than {MAX_ARG_CHARS} characters")
+        raise UsageError(f"argument '{name}' is longer than {MAX_ARG_CHARS} characters")
     if "enum" in spec and value not in spec["enum"]:
-        raise ArgumentError(f"argument '{name}' must be one of {', '.join(spec['enum'])}")
+        raise UsageError(f"argument '{name}' must be one of {', '.join(spec['enum'])}")
     if kind == "integer" and not spec.get("minimum", value) <= value <= spec.get("maximum", value):
-        raise ArgumentError(f"argument '{name}' must be between {spec['minimum']} and {spec['maximum']}")
+        raise UsageError(f"argument '{name}' must be between {spec['minimum']} and {spec['maximum']}")
     if kind == "array":
         if len(value) > spec.get("maxItems", len(value)):
-            raise ArgumentError(f"argument '{name}' has more than {spec['maxItems']} items")
+            raise UsageError(f"argument '{name}' has more than {spec['maxItems']} items")
         for item in value:
             _check_value(f"{name}[]", item, spec["items"])
 
@@ -121,10 +117,10 @@ def check_arguments(tool: str, arguments: dict) -> dict:
     schema = SCHEMAS[tool]
     unknown = sorted(set(arguments) - set(schema["properties"]))
     if unknown:
-        raise ArgumentError(f"unknown argument(s) {', '.join(repr(u[:40]) for u in unknown[:5])} for {tool}")
+        raise UsageError(f"unknown argument(s) {', '.join(repr(u[:40]) for u in unknown[:5])} for {tool}")
     missing = [name for name in schema["required"] if arguments.get(name) is None]
     if missing:
-        raise ArgumentError(f"{tool} needs {', '.join(missing)}")
+        raise UsageError(f"{tool} needs {', '.join(missing)}")
     checked = {}
     for name, value in arguments.items():
         if value is not None:
@@ -172,7 +168,7 @@ def _queue(track: str, args) -> str:
 def memory_add(args) -> str:
     from maestro.memory.store import layout
     from maestro.memory.store.tracks import Store
-    from maestro.commands.memory.store_cli import _add_line
+    from maestro.commands.memory.entry_args import add_line
 
     if layout.track_name(args["track"]) == "key":
         if args.get("date") is not None:
@@ -180,7 +176,7 @@ def memory_add(args) -> str:
         return _queue("key", args)
     result = Store().add(args["track"], args["content"], cwd=_cwd(args), branches=args.get("branches") or (),
                          summary=args.get("summary"), date=args.get("date"))
-    return _add_line(result)
+    return add_line(result)
 
 
 def memory_list(args) -> str:
@@ -205,21 +201,22 @@ def memory_suggest(args) -> str:
 
 
 def memory_todo(args) -> str:
+    from maestro.commands.memory.todo import todo_line
     from maestro.memory.store import todos as todo_mod
 
     action = args["action"]
     allowed = {"add": {"text", "due", "quadrant", "list", "cat"}, "list": {"list", "all"}}.get(action, {"id"})
     extra = sorted(set(args) - allowed - {"action", "cwd"})
     if extra:
-        raise ArgumentError(f"memory_todo {action} takes no {', '.join(extra)}")
+        raise UsageError(f"memory_todo {action} takes no {', '.join(extra)}")
     todos = todo_mod.Todos()
     cwd = _cwd(args)
     if action == "add":
         if not args.get("text"):
-            raise ArgumentError("memory_todo add needs text")
+            raise UsageError("memory_todo add needs text")
         todo, duplicate = todos.add(args["text"], args.get("list") or "work", args.get("due"), args.get("quadrant"),
                                     args.get("cat"), cwd)
-        return ("duplicate (already open): " if duplicate else "added todo ") + todo_mod._line(todo)
+        return ("duplicate (already open): " if duplicate else "added todo ") + todo_line(todo)
     if action == "list":
         every = todos.all(cwd)
         if args.get("list"):
@@ -229,14 +226,14 @@ def memory_todo(args) -> str:
             shown, hidden = sorted(every, key=lambda t: todo_mod.rank(t, today)), 0
         else:
             shown, hidden = todo_mod.default_view(every, today)
-        lines = [todo_mod._line(t) for t in shown] or ["no todos in the view (all: true lists every todo)"]
+        lines = [todo_line(t) for t in shown] or ["no todos in the view (all: true lists every todo)"]
         if hidden:
             lines.append(f"… {hidden} more (all: true)")
         return bounded("\n".join(lines))
     if not args.get("id"):
-        raise ArgumentError(f"memory_todo {action} needs id")
+        raise UsageError(f"memory_todo {action} needs id")
     status = {"start": "doing", "done": "done", "drop": "dropped", "reopen": "open"}[action]
-    return f"{status} " + todo_mod._line(todos.set_status(args["id"], status, cwd))
+    return f"{status} " + todo_line(todos.set_status(args["id"], status, cwd))
 
 
 HANDLERS = {"memory_add": memory_add, "memory_list": memory_list, "memory_suggest": memory_suggest,

@@ -9,6 +9,7 @@ so work finished outside the loop stops showing as "Resuming: …" at session st
 import sys
 
 from maestro.commands.memory.output import one_line, parser, run
+from maestro.errors import Exit
 from maestro.memory.store.errors import StoreError
 
 USAGE = "usage: maestro memory outcome save --title T --state S [options] | list [--task ID] [--limit N] [--json]"
@@ -92,7 +93,7 @@ def main(argv) -> int:
     def body(out):
         if not argv or argv[0] in ("-h", "--help"):
             sys.stdout.write(USAGE + "\n")
-            return 0 if argv else 3
+            return Exit.OK if argv else Exit.USAGE
         action, rest = argv[0], argv[1:]
         if action == "save":
             return _save(out, rest)

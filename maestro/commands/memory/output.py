@@ -1,38 +1,28 @@
 """What every `memory <sub>` shares: its argument parser, its result line, and the `--json` envelope.
 
-Text output is one line per action; `--json` prints one versioned envelope on stdout instead,
-`{"version": 1, "command": "memory <sub>", "ok": …}`, also on failure (then with
-`"error": {"reason", "message"}`). Errors are one line on stderr; exit 3 for usage and invalid
-input, 4 for a refused or failed write (see maestro/memory/store/errors.py for the reasons).
+Text output is one line per action; `--json` prints the one versioned envelope of every verb
+(commands/support.py write_envelope) on stdout instead, `{"version": 1, "command": "memory <sub>", "ok": …}`,
+also on failure (then with `"error": {"reason", "message"}`). Errors are one line on stderr; exit 3
+for usage and invalid input, 4 for a refused or failed write (see maestro/memory/store/errors.py for
+the reasons).
 """
 
-import argparse
-import json
 import sys
 
-from maestro.cli_support import Parser
+from maestro.commands.support import Parser, write_envelope
+from maestro.commands.support import parser as cli_parser
 from maestro.errors import Exit, MaestroError
-
-ENVELOPE_VERSION = 1
-
-
-class SubParser(Parser):
-    def error(self, message):
-        raise MaestroError(f"{self.prog}: {message} (see --help)", Exit.USAGE)
+from maestro.util.text import first_line
 
 
-def parser(sub: str, doc: str) -> SubParser:
-    summary, _, rest = (doc or "").strip().partition("\n")
-    return SubParser(prog=f"maestro memory {sub}", description=summary, epilog=rest.strip() or None,
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def parser(sub: str, doc: str) -> Parser:
+    """The shared `Parser`: its usage errors read `maestro memory <sub>: … (see --help)`."""
+    return cli_parser(f"memory {sub}", doc)
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """An entry as shown in a result line: first line only, printable, bounded."""
-    first = text.split("\n", 1)[0]
-    first = "".join(ch if ch.isprintable() else "?" for ch in first)
-    more = "…" if len(first) > limit or "\n" in text else ""
-    return first[:limit] + more
+    """An entry as shown in a result line: first line only, printable, bounded (util/text)."""
+    return first_line(text, limit)
 
 
 class Output:
@@ -48,8 +38,7 @@ class Output:
 
     def done(self, **fields) -> int:
         if self.as_json:
-            envelope = {"version": ENVELOPE_VERSION, "command": self.command, "ok": True, **fields}
-            sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+            write_envelope(self.command, True, **fields)
         return Exit.OK
 
     def failed(self, exc: MaestroError) -> int:
@@ -60,8 +49,7 @@ class Output:
         line = message if message.startswith("maestro ") else prefix + message
         if self.as_json:
             error = {"reason": getattr(exc, "reason", "usage"), "message": line}
-            envelope = {"version": ENVELOPE_VERSION, "command": self.command, "ok": False, "error": error}
-            sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+            write_envelope(self.command, False, error=error)
         sys.stderr.write(line + "\n")
         return exc.code
 

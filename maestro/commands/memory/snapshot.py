@@ -4,7 +4,7 @@ import os
 import sys
 
 from maestro.commands.memory.output import parser, run
-from maestro.errors import Exit, MaestroError
+from maestro.errors import UsageError
 from maestro.util.session import is_valid_session_id
 
 
@@ -32,7 +32,7 @@ budget; see maestro/memory/store/snapshot.py. Reads only: nothing is written. --
             branch = args.branch.strip() or None
         session = args.session if args.session is not None else os.environ.get("MAESTRO_SESSION_ID")
         if session is not None and not is_valid_session_id(session):
-            raise MaestroError(f"invalid session id {session[:80]!r}", Exit.USAGE)
+            raise UsageError(f"invalid session id {session[:80]!r}")
         result = snap.render(Store().root, project=project, branch=branch, session_id=session or None)
         if not out.as_json:
             sys.stdout.write(result.text)

@@ -1,16 +1,17 @@
-"""Project codemaps (spec memory.md §1.2–1.5): `memory codemap-init | codemap-probe | codemap-audit`.
+"""Project codemaps (spec memory.md §1.2–1.5); the commands `memory codemap-init | codemap-probe |
+codemap-audit` over them are maestro/commands/memory/codemap.py.
 
 A codemap is a Markdown file with a YAML-subset frontmatter (maestro/memory/project/frontmatter.py) at
 `<memory>/projects/<h>/codemaps/<repo_id>/<slug>.md`; its `source_paths` are relative to the
 project root (the git toplevel of --cwd). The probe (maestro/memory/project/codemap_probe.py) says whether
 the sources changed since `verified_commit`; the audit probes every codemap under a path.
-Every failure exits 1 with one line on stderr (argument errors: 3).
+Failures raise CodemapError (one line; the commands exit 1 with it).
 """
 
 import os
 import stat
-import sys
 
+from maestro.errors import Exit
 from maestro.util import atomic
 from maestro.memory.project import frontmatter
 from maestro.memory.store.sanitize import filter_text
@@ -141,142 +142,12 @@ def audit(base: str, root: str, write: bool = False, worktree: bool = False, now
                "missing_verified_commit": sum(r["reason"] == "no_verified_commit" for r in results),
                "invalid": sum(r["reason"] in INVALID for r in results), "written": sum(r["wrote"] for r in results)}
     payload = {"status": "ok", "base_path": base, "summary": summary, "results": results}
-    return payload, (1 if summary["stale"] or summary["invalid"] else 0)
+    return payload, (Exit.ERROR if summary["stale"] or summary["invalid"] else Exit.OK)
 
 
-# -- the command line ---------------------------------------------------------------------------
-def _emit(out, rc: int, fields: dict) -> int:
-    """The memory envelope with the spec's fields at top level; `ok` is whether the exit code is 0."""
-    if out.as_json:
-        import json
 
-        envelope = {"version": 1, "command": out.command, "ok": rc == 0, **fields}
-        sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
-    return rc
-
-
-def _command(sub: str, argv, body) -> int:
-    from maestro.commands.memory.output import run
-
-    def guarded(out):
-        try:
-            return body(out)
-        except StoreError as exc:  # an unusable --cwd or a bad id: the spec's rc 1
-            raise CodemapError(exc.message, exc.reason) from None
-        except OSError as exc:
-            raise CodemapError(f"{exc.strerror or exc}{': ' + exc.filename if exc.filename else ''}", "io") from None
-
-    return run(sub, argv, guarded)
-
-
-def _parser(sub: str, doc: str):
-    from maestro.commands.memory.output import parser
-
-    p = parser(sub, doc)
-    p.add_argument("--cwd", default=".", help="the project directory (default: .)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    return p
-
-
-def _probe_lines(result: dict) -> list:
-    lines = [f"stale={result['stale']} reason={result['reason']}"]
-    for key, label in (("changed_paths", "changed"), ("missing_paths", "missing"),
-                       ("uncommitted_paths", "uncommitted")):
-        if result.get(key):
-            lines.append(f"{label}: {', '.join(result[key])}")
-    if result["git_error"]:
-        lines.append(f"git_error: {result['git_error']}")
-    if result.get("error"):
-        lines.append(f"error: {result['error']}")
-    return lines
-
-
-def init_main(argv) -> int:
-    """create a codemap: codemap-init REPO_ID MODULE_SLUG --source-path P…
-
-Writes <memory>/projects/<h>/codemaps/REPO_ID/<slug>.md: frontmatter source_paths,
-verified_commit (a rev is stored as its full sha), generated_at, confidence, stale_note, then the
-template's sections. REPO_ID must be a plain id; MODULE_SLUG is slugified. Refuses to overwrite
-without --force. Exit 0, or 1 with one line on stderr."""
-
-    def body(out):
-        p = _parser("codemap-init", init_main.__doc__)
-        p.add_argument("repo_id")
-        p.add_argument("module_slug")
-        p.add_argument("--source-path", dest="source_paths", action="append", required=True, metavar="P",
-                       help="a source file or directory, relative to the project root (repeatable)")
-        p.add_argument("--verified-commit", default="", help="the commit the map was checked against (e.g. HEAD)")
-        p.add_argument("--confidence", choices=CONFIDENCE, default="medium")
-        p.add_argument("--purpose", help="the Purpose section's text")
-        p.add_argument("--force", action="store_true", help="overwrite an existing codemap")
-        args = p.parse_args(argv)
-        memory = ProjectMemory.for_cwd(args.cwd)
-        result = init_codemap(memory.project, memory.codemaps, args.repo_id, args.module_slug, args.source_paths,
-                              args.verified_commit, args.confidence, args.purpose, args.force)
-        out.line(f"Initialized CodeMap: {result['codemap_path']}")
-        return _emit(out, 0, result)
-
-    return _command("codemap-init", argv, body)
-
-
-def probe_main(argv) -> int:
-    """is a codemap stale? codemap-probe PATH [--write] [--worktree]
-
-PATH: absolute; else relative to --cwd when it exists there; else relative to the project's
-codemaps directory. Prints `stale=<True|False|None> reason=<r>` and changed:/missing:/
-uncommitted:/git_error: lines. --write records codemap_probe_at and codemap_stale (and
-confidence: low when stale) in the frontmatter; the body stays byte-identical. --worktree also
-counts staged, unstaged and untracked changes to a source. Exit 0 ok/no_verified_commit, else 1."""
-
-    def body(out):
-        p = _parser("codemap-probe", probe_main.__doc__)
-        p.add_argument("path")
-        p.add_argument("--write", action="store_true", help="record the result in the frontmatter")
-        p.add_argument("--worktree", action="store_true", help="uncommitted changes count as changes")
-        args = p.parse_args(argv)
-        memory = ProjectMemory.for_cwd(args.cwd)
-        path = resolve_path(args.path, args.cwd, memory.codemaps)
-        result, rc = probe(path, memory.project, write=args.write, worktree=args.worktree)
-        for line in _probe_lines(result):
-            out.line(line)
-        if result["wrote"]:
-            out.line(f"updated frontmatter in {path}")
-        return _emit(out, rc, result)
-
-    return _command("codemap-probe", argv, body)
-
-
-def audit_main(argv) -> int:
-    """probe every codemap: codemap-audit [PATH] [--write] [--worktree] [--task-id ID]
-
-PATH (default: the project's codemaps directory) is a codemap or a directory searched for *.md.
-Prints one line per codemap and the summary (total, fresh, stale, missing_verified_commit,
-invalid, written). --task-id also saves the payload as the task's codemap-audit.json; the task
-must have an outcome or a handoff (checked after probing). Exit 1 when any codemap is stale or
-invalid, or on an error; a missing verified_commit alone is 0."""
-
-    def body(out):
-        p = _parser("codemap-audit", audit_main.__doc__)
-        p.add_argument("path", nargs="?")
-        p.add_argument("--write", action="store_true", help="record each result in its frontmatter")
-        p.add_argument("--worktree", action="store_true", help="uncommitted changes count as changes")
-        p.add_argument("--task-id", help="save the payload under this task (it must exist)")
-        args = p.parse_args(argv)
-        if args.task_id is not None:
-            check_id(args.task_id, "task id")
-        memory = ProjectMemory.for_cwd(args.cwd)
-        base = resolve_path(args.path, args.cwd, memory.codemaps) if args.path else memory.codemaps
-        payload, rc = audit(base, memory.project, write=args.write, worktree=args.worktree)
-        for result in payload["results"]:
-            shown = os.path.relpath(result["codemap_path"], base) if os.path.isdir(base) else result["codemap_path"]
-            out.line(f"{shown}: " + "; ".join(_probe_lines(result)))
-            if result["wrote"]:
-                out.line(f"updated frontmatter in {result['codemap_path']}")
-        if args.task_id is not None:
-            if not task_exists(memory, args.task_id):
-                raise CodemapError(f"Task not found: {args.task_id}", "not_found")
-            write_json(os.path.join(memory.task_dir(args.task_id), "codemap-audit.json"), payload)
-        out.line(" ".join(f"{key}={value}" for key, value in payload["summary"].items()))
-        return _emit(out, rc, payload)
-
-    return _command("codemap-audit", argv, body)
+def save_audit(memory: ProjectMemory, task_id: str, payload: dict) -> None:
+    """Keep an audit's payload as the task's codemap-audit.json; the task must have an outcome or a handoff."""
+    if not task_exists(memory, task_id):
+        raise CodemapError(f"Task not found: {task_id}", "not_found")
+    write_json(os.path.join(memory.task_dir(task_id), "codemap-audit.json"), payload)

@@ -10,13 +10,14 @@ treats pathspecs literally. A codemap that is not a regular file of at most MAX_
 device, a symlink) is invalid_frontmatter with an `error` saying why; it is never read.
 """
 
-import datetime
 import os
 import subprocess
 
 from maestro.util import atomic
 from maestro.errors import Exit, MaestroError
 from maestro.memory.project import frontmatter
+from maestro.util import git as gitlib
+from maestro.util.clock import utc_stamp
 
 GIT_TIMEOUT_SEC = 30
 MAX_BYTES = 1024 * 1024  # a codemap is a page of Markdown; anything bigger is refused, not read
@@ -34,18 +35,9 @@ class CodemapError(MaestroError):
         self.reason = reason
 
 
-def utc_stamp(now=None) -> str:
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def git(root: str, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, LC_ALL="C", GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
     try:
-        return subprocess.run(["git", "-C", root, *args], env=env, capture_output=True, timeout=GIT_TIMEOUT_SEC,
-                              stdin=subprocess.DEVNULL)
+        return gitlib.run(["-C", root, *args], timeout=GIT_TIMEOUT_SEC, GIT_LITERAL_PATHSPECS="1")
     except subprocess.TimeoutExpired:
         raise CodemapError(f"git {args[0]} timed out after {GIT_TIMEOUT_SEC}s in {root}", "git") from None
     except OSError as exc:
@@ -137,34 +129,34 @@ def probe(path: str, root: str, write: bool = False, worktree: bool = False, now
         result["uncommitted_paths"] = []
     data = _read(path)
     if isinstance(data, _Unreadable):
-        return dict(result, reason="invalid_frontmatter", error=str(data)), 1
+        return dict(result, reason="invalid_frontmatter", error=str(data)), Exit.ERROR
     parsed = _parse(data) if data is not None else None
     if data is None or parsed is None:
         result["reason"] = "file_not_found" if data is None else "invalid_frontmatter"
-        return result, 1
+        return result, Exit.ERROR
     meta, tail = parsed
     sources = source_list(meta.get("source_paths"))
     commit = meta.get("verified_commit")
     commit = "" if commit is None else str(commit).strip()
     result.update(source_paths=sources, verified_commit=commit)
     if not sources:
-        return dict(result, reason="missing_source_paths", suggested_confidence="low"), 1
+        return dict(result, reason="missing_source_paths", suggested_confidence="low"), Exit.ERROR
     problem = is_git_repo(root)
     if problem:
-        return dict(result, reason="not_a_git_repository", git_error=problem), 1
+        return dict(result, reason="not_a_git_repository", git_error=problem), Exit.ERROR
     if not commit:
         result.update(reason="no_verified_commit", suggested_confidence="low")
     else:
         sha = resolve_commit(root, commit)
         if sha is None:
-            return dict(result, reason="invalid_verified_commit"), 1
+            return dict(result, reason="invalid_verified_commit"), Exit.ERROR
         _check_sources(root, sha, sources, result, worktree)
         stale = bool(result["changed_paths"] or result["missing_paths"] or result.get("uncommitted_paths"))
         result.update(stale=stale, reason="sources_changed_or_missing" if stale else "ok")
         result["suggested_confidence"] = SUGGESTED[result["reason"]]
     if write:
         result["wrote"] = _write_back(path, data, meta, tail, bool(result["stale"]), now)
-    return result, (1 if result["stale"] else 0)
+    return result, (Exit.ERROR if result["stale"] else Exit.OK)
 
 
 def _write_back(path, data, meta, tail, stale, now) -> bool:

@@ -12,10 +12,11 @@ exceeds `max_chars`: whole lines are dropped from the end, the first line is cut
 """
 
 import os
-import subprocess
 
 from maestro.memory.project import handoffs
 from maestro.memory.project import files as project
+from maestro.util.git import GitError, git
+from maestro.util.text import one_line
 
 MAX_PATTERNS = 5
 
@@ -23,20 +24,17 @@ MAX_PATTERNS = 5
 def files_in_play(project_root: str, open_items: list, timeout: float) -> list:
     files = {path for item in open_items for path in item.get("files") or () if isinstance(path, str)}
     try:
-        done = subprocess.run(["git", "-C", project_root, "status", "--porcelain", "-z", "--untracked-files=all"],
-                              capture_output=True, timeout=timeout, check=False)
-    except (OSError, subprocess.SubprocessError):
+        out = git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd=project_root, timeout=timeout)
+    except GitError:
         return sorted(files)
-    if done.returncode == 0:
-        records = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        skip_next = False
-        for record in records:
-            if skip_next:  # the original path of a rename
-                skip_next = False
-                continue
-            if len(record) > 3:
-                files.add(record[3:])
-                skip_next = record[0] in "RC"
+    skip_next = False
+    for record in out.split("\0"):
+        if skip_next:  # the original path of a rename
+            skip_next = False
+            continue
+        if len(record) > 3:
+            files.add(record[3:])
+            skip_next = record[0] in "RC"
     return sorted(files)
 
 
@@ -58,9 +56,9 @@ def pattern_lines(memory, project_root: str, open_items: list, timeout: float) -
     for item in items[:MAX_PATTERNS]:
         reason = item.get("reason")
         kind = "avoid: " if reason is not None or str(item.get("id", "")).startswith("A") else ""
-        text = f"- [{handoffs.one_line(item.get('id'), 12)}] {kind}{handoffs.one_line(item.get('title'), 160)}"
+        text = f"- [{one_line(item.get('id'), 12)}] {kind}{one_line(item.get('title'), 160)}"
         if reason:
-            text += f" — {handoffs.one_line(reason, 160)}"
+            text += f" — {one_line(reason, 160)}"
         lines.append(text)
     if len(items) > MAX_PATTERNS:
         lines.append(f"- (+{len(items) - MAX_PATTERNS} more: maestro memory patterns)")

@@ -10,6 +10,9 @@
 `<h>` is the project hash of maestro/memory/store/layout.py. Every id that becomes a path component
 (repo id, slug, task id, outcome id) goes through `check_id` first: ids come from command lines,
 files and hook payloads, and none of them may leave the directory it names a file in.
+
+What patterns.py, skills.py and learn.py all need lives here, below them, so that none of the three
+imports another to get it: the project's learning lock (`locked`) and the text cleaner (`clean`).
 """
 
 import json
@@ -112,3 +115,34 @@ def read_json(path: str):
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise StoreError(f"{path} is not valid JSON; fix or remove it", "malformed") from None
+
+
+def locked(memory):
+    """The project's learning lock (patterns.json and candidate skills), bounded like the store's."""
+    import contextlib
+
+    from maestro.memory.store.lock import timeout_seconds
+
+    @contextlib.contextmanager
+    def hold():
+        atomic.make_private_dirs(memory.dir)
+        try:
+            with atomic.flock_file(os.path.join(memory.dir, ".patterns.lock"), timeout_seconds()):
+                yield
+        except atomic.LockBusy:
+            raise StoreError("the project's patterns lock is held by another writer; try again", "busy") from None
+
+    return hold()
+
+
+def clean(text: str, what: str, limit: int = 300) -> str:
+    """`text` on one line, through the memory sanitizer, cut to `limit`; empty or secret-only text is refused."""
+    from maestro.memory.store.sanitize import sanitize
+
+    text = " ".join((text or "").split())
+    if not text:
+        raise StoreError(f"{what} is empty", "invalid")
+    safe = sanitize(text)
+    if safe is None:
+        raise StoreError(f"content filtered (sensitive-only): {what}", "sensitive")
+    return safe[:limit]

@@ -16,6 +16,8 @@ name must be `<valid task id>.json` and match the record's task_id, so `../x` ne
 import os
 
 from maestro.memory.project import files as project
+from maestro.messages import LOOP_CLEAR_LEASE
+from maestro.util.text import one_line
 
 VERSION = 1
 FIELD_LIMIT = 2000
@@ -99,12 +101,6 @@ def _normalised(value: dict) -> dict:
     iterations = out.get("iterations")
     out["iterations"] = iterations if isinstance(iterations, int) and not isinstance(iterations, bool) else None
     return out
-
-
-def one_line(text, limit: int) -> str:
-    text = " ".join(str(text or "").split())
-    text = "".join(ch if ch.isprintable() else "?" for ch in text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _clause(state: str, plan: str, kind: str, task_id: str):
@@ -207,7 +203,7 @@ def from_stop(payload: dict, root: str = None, last_prompt=None) -> str:
     doing = last_prompt(payload.get("transcript_path")) if last_prompt else None
     if lease_held:
         state = "a write dispatch holds the lease in this worktree (running, or left behind)"
-        step = "maestro status (then wait for it, or maestro loop --clear-lease if it is dead)"
+        step = f"maestro status (then wait for it, or maestro {LOOP_CLEAR_LEASE} if it is dead)"
     else:
         titles = ", ".join(f"{one_line(item.get('title'), 60)} ({item.get('state')})" for item in open_tasks[:3])
         state = f"{len(open_tasks)} open task(s): {titles}"

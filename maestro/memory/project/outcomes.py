@@ -17,12 +17,12 @@ text — that is what `memory patterns extract` counts. Times are UTC ISO-8601 w
 A task id names the work across runs: the plan file's slug plus 8 hex of its absolute path.
 """
 
-import datetime
 import os
 import re
 
 from maestro.memory.project import files as project
 from maestro.memory.store.errors import StoreError
+from maestro.util.clock import utc_stamp
 
 VERSION = 1
 KINDS = ("loop", "watchdog", "manual")
@@ -40,8 +40,8 @@ _VOLATILE = (
 
 
 def now_utc(clock=None) -> str:
-    moment = clock() if clock else datetime.datetime.now(datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The record's timestamp; `clock` (tests) returns the datetime to stamp."""
+    return utc_stamp(clock() if clock else None)
 
 
 def task_id_for_plan(plan_path: str) -> str:

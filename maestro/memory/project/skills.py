@@ -1,4 +1,5 @@
-"""`memory skill`: candidate skills mined from outcomes, and their promotion — by a person only.
+"""Candidate skills mined from outcomes (learn.py), and their promotion — by a person only
+(`memory skill`, maestro/commands/memory/skill.py).
 
     projects/<h>/candidate-skills/<slug>/candidate-skill.md   `key: value` frontmatter + SKILL-like body
     projects/<h>/candidate-skills/<slug>/observations.jsonl   {ts, outcome, task, prediction, actual, match, notes, id}
@@ -22,10 +23,10 @@ archived candidate is not promoted until `memory skill restore SLUG` makes it a 
 
 import json
 import os
-import stat
 
 from maestro.memory.project import files as project
 from maestro.memory.store.errors import StoreError
+from maestro.util.text import first_line
 
 FIELDS = ("name", "slug", "status", "confidence", "occurrences", "lesson", "created_at", "updated_at",
           "promoted_at", "archived_at", "archive_reason", "applies_to")
@@ -143,8 +144,6 @@ DIDNT_GUIDANCE = """1. Before planning work on these files, read this lesson and
 
 
 def body_for(lesson: dict, observations: list, applies_to: list) -> str:
-    from maestro.commands.memory.output import one_line
-
     files = ", ".join(f"`{f}`" for f in applies_to[:12]) + (" …" if len(applies_to) > 12 else "") or "any file"
     if lesson["kind"] == "check":
         command = lesson["text"].split(" :: ", 1)[0]
@@ -157,7 +156,7 @@ def body_for(lesson: dict, observations: list, applies_to: list) -> str:
     shown = observations[-SHOWN_OBSERVATIONS:]
     went = [f"Seen {len(observations)} times" + (f" (latest {len(shown)} below; all in observations.jsonl):"
                                                  if len(observations) > len(shown) else ":")]
-    went += [one_line(f"- {o.get('ts')} outcome {o.get('outcome')} (task {o.get('task')}): {o.get('actual')} — "
+    went += [first_line(f"- {o.get('ts')} outcome {o.get('outcome')} (task {o.get('task')}): {o.get('actual')} — "
                       f"{o.get('notes')}", 300) for o in shown]
     return "\n".join([f"# {lesson['title']}", "", "## When this applies", "", *when, "", "## What went wrong", "",
                       *went, "", "## What to do", "", *todo, ""])
@@ -225,6 +224,27 @@ def _update(memory, slug: str, body: str, **fields) -> dict:
     return meta
 
 
+def archive(memory, slug: str, reason: str) -> dict:
+    """Set the candidate aside (archived, archived_at, archive_reason); its new frontmatter."""
+    from maestro.memory.project import outcomes
+
+    with project.locked(memory):
+        _, body, _ = read(memory, slug)
+        if not reason:
+            raise StoreError("skill archive needs --reason", "usage")
+        return _update(memory, slug, body, status="archived", archived_at=outcomes.now_utc(),
+                       archive_reason=project.clean(reason, "reason", 200))
+
+
+def restore(memory, slug: str) -> dict:
+    """An archived candidate becomes a candidate again; its new frontmatter."""
+    with project.locked(memory):
+        meta, body, _ = read(memory, slug)
+        if meta["status"] != "archived":
+            raise StoreError(f"candidate {slug} is {meta['status']}, not archived", "conflict")
+        return _update(memory, slug, body, status="candidate", archived_at=None, archive_reason=None)
+
+
 def skill_md(meta: dict, body: str, project_root: str) -> bytes:
     description = (f"Lesson maestro learned in {os.path.basename(project_root) or project_root} from "
                    f"{meta['occurrences']} outcomes: {meta['name']}")
@@ -239,7 +259,7 @@ def promote(memory, slug: str, force: bool = False) -> dict:
     from maestro.install import manifest, targets
     from maestro.install.transaction import Transaction
     from maestro.memory.store.lock import timeout_seconds
-    from maestro.memory.project.patterns import locked
+    from maestro.memory.project.files import locked
 
     if slug in targets.BASE_SKILLS + targets.WORKFLOW_SKILLS:
         raise StoreError(f"{slug} is the name of a skill maestro installs; refusing", "conflict")
@@ -254,7 +274,7 @@ def promote(memory, slug: str, force: bool = False) -> dict:
         try:
             with manifest.locked(timeout_seconds()):  # the one lock install and uninstall take too
                 owned = manifest.read(strict=True)
-                current = _check_destination(destination, manifest, owned["files"].get(key), force)
+                current = _check_destination(destination, owned["files"].get(key), force)
                 record = dict(owned, files=dict(sorted({**owned["files"], key: manifest.sha256(data)}.items())))
                 tx = Transaction()
                 try:
@@ -274,96 +294,19 @@ def promote(memory, slug: str, force: bool = False) -> dict:
     return {"slug": slug, "path": destination, "manifest_key": key, "sha256": manifest.sha256(data), "meta": meta}
 
 
-def _check_destination(destination: str, manifest, recorded, force: bool):
-    """The current bytes (None when absent); refuses symlinks, non-files and unowned skills."""
-    from maestro import paths
+def _check_destination(destination: str, recorded, force: bool):
+    """The current bytes (None when absent); refuses symlinks, non-files and unowned skills
+    (the installer's check, maestro/install/publish.py, worded for `memory skill promote`)."""
+    from maestro.install import publish
 
-    claude = paths.claude_dir()
-    path = destination
-    while path.startswith(claude + os.sep):  # ~/.claude itself may be a symlink, as for install
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            st = None
-        if st is not None and stat.S_ISLNK(st.st_mode):
-            raise StoreError(f"{path} is a symlink; refusing to publish through it", "conflict")
-        path = os.path.dirname(path)
     try:
-        st = os.lstat(destination)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        raise StoreError(f"{destination} is not a regular file; refusing", "conflict")
-    with open(destination, "rb") as handle:
-        current = handle.read()
-    if manifest.sha256(current) != recorded and not force:
-        raise StoreError(f"{destination} exists and maestro does not own it (a skill of your own?); "
-                         "--force replaces it", "conflict")
-    return current
+        return publish.current_bytes(destination, recorded, force=force)
+    except publish.Refused as exc:
+        if exc.problem in (publish.SYMLINKED_DIRECTORY, publish.SYMLINK):
+            message = f"{exc.path} is a symlink; refusing to publish through it"
+        elif exc.problem == publish.NOT_A_FILE:
+            message = f"{exc.path} is not a regular file; refusing"
+        else:
+            message = f"{exc.path} exists and maestro does not own it (a skill of your own?); --force replaces it"
+        raise StoreError(message, "conflict") from None
 
-
-def main(argv) -> int:
-    """candidate skills: list | show SLUG | promote SLUG [--force] | archive SLUG --reason R | restore SLUG
-
-  skill list [--cwd D] [--json]           the project's candidate skills (slug, status, confidence)
-  skill show SLUG                          the candidate-skill.md text
-  skill promote SLUG [--force]             install it as ~/.claude/skills/SLUG/SKILL.md (manifest-tracked;
-                                           `maestro uninstall` removes it). --force replaces a foreign file
-  skill archive SLUG --reason R            set it aside (archived, archived_at, archive_reason)
-  skill restore SLUG                       an archived candidate becomes a candidate again
-
-Candidates come from `memory patterns extract`. Promotion is a person's decision: nothing promotes
-automatically. An unknown slug exits 4."""
-    from maestro.commands.memory.output import one_line, parser, run
-
-    def body(out):
-        p = parser("skill", main.__doc__)
-        p.add_argument("action", nargs="?", default="list", choices=("list", "show", "promote", "archive", "restore"))
-        p.add_argument("slug", nargs="?")
-        p.add_argument("--reason", help="archive: why (required)")
-        p.add_argument("--force", action="store_true", help="promote: replace a SKILL.md maestro does not own")
-        p.add_argument("--cwd", help="the project directory (default: .)")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        memory = project.ProjectMemory.for_cwd(args.cwd)
-        if args.action == "list":
-            if args.slug:
-                raise StoreError("skill list takes no slug", "usage")
-            found = list_all(memory)
-            for meta in found:
-                out.line(one_line(f"{meta['slug']}  {meta['status']}  {meta.get('confidence')}  "
-                                  f"{meta.get('occurrences')} obs  {meta.get('name')}"))
-            if not found:
-                out.line("no candidate skills (memory patterns extract)")
-            return out.done(skills=found)
-        if not args.slug:
-            raise StoreError(f"skill {args.action} needs a slug", "usage")
-        slug = project.check_id(args.slug, "skill slug")
-        if args.action == "show":
-            meta, text_body, text = read(memory, slug)
-            if not out.as_json:
-                out.line(text.rstrip("\n"))
-            return out.done(skill=meta, body=text_body)
-        if args.action == "promote":
-            result = promote(memory, slug, args.force)
-            out.line(f"promoted {slug} → {result['path']} (tracked in the install manifest; uninstall removes it)")
-            return out.done(**result)
-        from maestro.memory.project import outcomes
-        from maestro.memory.project.patterns import clean, locked
-
-        with locked(memory):
-            meta, text_body, _ = read(memory, slug)
-            if args.action == "archive":
-                if not args.reason:
-                    raise StoreError("skill archive needs --reason", "usage")
-                meta = _update(memory, slug, text_body, status="archived", archived_at=outcomes.now_utc(),
-                               archive_reason=clean(args.reason, "reason", 200))
-                out.line(f"archived {slug}: {meta['archive_reason']}")
-            else:
-                if meta["status"] != "archived":
-                    raise StoreError(f"candidate {slug} is {meta['status']}, not archived", "conflict")
-                meta = _update(memory, slug, text_body, status="candidate", archived_at=None, archive_reason=None)
-                out.line(f"restored {slug} as a candidate")
-        return out.done(skill=meta)
-
-    return run("skill", argv, body)

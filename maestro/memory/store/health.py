@@ -24,6 +24,9 @@ Without a project: zeros, coverage 100, no fiveDim. Choices where §2.8 is silen
   x.x5 rounds up exactly (7.35 → 7.4), never by float accident or banker's rounding.
 - The cost report adds `maxBySection` to §2.8's `{samples, last, medianTotalBytes, maxTotalBytes,
   medianBySection}`; a section's figures are over the renders that showed it.
+
+The domain only: the `memory health` command (arguments, the text lines) is
+maestro/commands/memory/health.py.
 """
 
 import os
@@ -297,7 +300,9 @@ def utc_days(today=None) -> list:
     """The 7 UTC dates ending `today` (default: today in UTC), oldest first, as YYYY-MM-DD."""
     import datetime
 
-    today = today or datetime.datetime.now(datetime.timezone.utc).date()
+    from maestro.util.clock import utc_today
+
+    today = today or utc_today()
     return [(today - datetime.timedelta(days=back)).isoformat() for back in range(DAYS - 1, -1, -1)]
 
 
@@ -316,50 +321,3 @@ def health(root: str, project: str = None, today=None, flags=None) -> dict:
         report = summarise(entries, counts, flags)
     report["cost"] = cost(root)
     return report
-
-
-def main(argv) -> int:
-    """print the health score (five dimensions) and the render cost per section
-
-The five-dimension score of spec memory.md §2.8 for the project of --cwd (default: the current
-directory; its git toplevel), and the byte cost of the last 50 session-start renders per section
-(median and max; recorded by session-start into .maestro-memory/cost.json). Reads only."""
-    from maestro.commands.memory.output import parser, run
-
-    def body(out):
-        from maestro.memory.store.tracks import Store
-
-        p = parser("health", main.__doc__)
-        p.add_argument("--cwd", help="the project directory (default: .)")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        from maestro.memory.store.layout import project_root
-
-        project = project_root(args.cwd or ".")
-        report = health(Store().root, project)
-        for line in format_report(report):
-            out.line(line)
-        return out.done(cwd=project, **report)
-
-    return run("health", argv, body)
-
-
-def format_report(report: dict) -> list:
-    lines = [(f"project entries: {report['project']['total']}, with summary: {report['withSummary']}, "
-              f"coverage: {report['coverage']:g}%"),
-             "daily (7 UTC days, oldest first): " + " ".join(str(n) for n in report["daily"]["counts"])]
-    dims = report.get("fiveDim")
-    if dims:
-        lines.insert(0, f"health: {dims['composite']:.1f}")
-        lines.append("dimensions: " + ", ".join(f"{name} {dims[name]:.1f}" for name in DIMENSIONS))
-    for item in report["longest"]:
-        lines.append(f"longest: {item['len']} chars: {item['preview']}")
-    cost = report["cost"]
-    if not cost["samples"]:
-        lines.append("cost: no renders recorded yet")
-    else:
-        lines.append(f"cost: {cost['samples']} renders, total bytes median {cost['medianTotalBytes']}, "
-                     f"max {cost['maxTotalBytes']}, last {cost['last']['totalBytes']}")
-        for key, med in cost["medianBySection"].items():
-            lines.append(f"cost: {key}: median {med} B, max {cost['maxBySection'][key]} B")
-    return lines

@@ -1,4 +1,5 @@
-"""`memory maintenance`: archive old and overflowing entries (spec memory.md §2.9).
+"""Maintenance: archive old and overflowing entries (spec memory.md §2.9). The domain only: the
+`memory maintenance` command (arguments, result lines) is maestro/commands/memory/maintenance.py.
 
 Per-track policy (daily and reference are never archived):
 
@@ -14,7 +15,7 @@ survivors are walked newest (last in the file) to oldest, summing their raw UTF-
 that would take the sum past keepBytes is archived and the walk continues past it. (3) Both lists
 keep file order.
 
-A dry run (the default) reads the files without the lock, prints what would move and changes
+A dry run (the default) reads the files without the lock, returns what would move and changes
 nothing, not even the lock file. `--confirm` re-plans under `Store.transaction()` (lock,
 write-block, drift guard), backs the live file up to `<file>.bak.<ms>`, appends to
 `<TRACK>-archive.md` (entries already archived are not repeated) and rewrites the live file
@@ -32,6 +33,7 @@ from maestro.memory.store import layout
 from maestro.memory.store import entry as grammar
 from maestro.memory.store.errors import StoreError
 from maestro.memory.store.txn import backup, check_write_block, read_entries
+from maestro.util.clock import utc_today
 
 KIB = 1024
 POLICY = {  # track -> (keepBytes, maxAgeDays)
@@ -67,16 +69,6 @@ class Plan:
                 "keep": [d.as_dict() for d in self.keep], "archive": [d.as_dict() for d in self.archive]}
 
 
-def _utc_today(now) -> datetime.date:
-    if now is None:
-        return datetime.datetime.now(datetime.UTC).date()
-    if isinstance(now, datetime.datetime):
-        if now.tzinfo is not None:
-            now = now.astimezone(datetime.UTC)
-        return now.date()
-    return now
-
-
 def _entry_date(entry: str):
     text = grammar.split(entry).date
     if text is None:
@@ -93,7 +85,7 @@ def plan(entries, keep_bytes: int, max_age_days: int, now=None) -> Plan:
     `now` is a UTC datetime or date (default: the current UTC time); the cutoff is its date minus
     `max_age_days`, and an entry dated before the cutoff is archived."""
     entries = list(entries)
-    cutoff = _utc_today(now) - datetime.timedelta(days=max_age_days)
+    cutoff = utc_today(now) - datetime.timedelta(days=max_age_days)
     reasons = [None] * len(entries)
     dates = [_entry_date(e) for e in entries]
     for i, day in enumerate(dates):
@@ -193,65 +185,3 @@ def apply(store, track: str, cwd: str = None, keep_bytes=None, max_age_days=None
             saved = backup(target.path, handle.read())
         tx.commit()
     return TrackResult(track, target.path, target.archive, result, applied=True, backup=saved)
-
-
-# --- the subcommand ------------------------------------------------------------------------
-
-
-def _line(result: TrackResult) -> str:
-    moved = result.plan.archive
-    verb = "archived" if result.applied else "would archive"
-    size = sum(d.bytes for d in moved)
-    line = (f"{result.track}: {verb} {len(moved)} of {len(moved) + len(result.plan.keep)} entries ({size} B; "
-            f"keepBytes {result.plan.keep_bytes}, cutoff {result.plan.cutoff})")
-    if result.backup:
-        line += f"; backup {result.backup}"
-    if not result.canonical:
-        line += "; file is not canonical: --confirm will refuse it (run `memory repair`)"
-    return line
-
-
-def main(argv) -> int:
-    """archive old and overflowing entries (dry run unless --confirm)
-
-Policy (keepBytes / maxAgeDays): memory and user 8 KiB / 180, key 64 KiB / 180, project
-128 KiB / 180; daily is never archived. Dated entries before the UTC cutoff move to
-<TRACK>-archive.md, undated ones never age out; then the newest entries are kept up to keepBytes
-and any entry that would exceed it moves too. Without --confirm nothing is written. With it,
-each track with something to move gets a <file>.bak.<ms> backup, its archive appended and the
-live file rewritten. Archiving on one machine only is undone by the next union sync."""
-    from maestro.commands.memory.output import one_line, parser, run
-    from maestro.memory.store.tracks import Store
-
-    def body(out):
-        p = parser("maintenance", main.__doc__)
-        p.add_argument("--track", help="one of global|memory, user, key, project (default: all four)")
-        p.add_argument("--cwd", help="the project directory for key/project (default: .)")
-        mode = p.add_mutually_exclusive_group()
-        mode.add_argument("--confirm", action="store_true", help="write: move the entries (default: dry run)")
-        mode.add_argument("--dry-run", action="store_true", help="the default: print what would move")
-        p.add_argument("--keep-bytes", type=int, help="override keepBytes for the tracks run")
-        p.add_argument("--max-age-days", type=int, help="override maxAgeDays for the tracks run")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        tracks = [layout.track_name(args.track)] if args.track else list(TRACKS)
-        for track in tracks:
-            if track not in POLICY:
-                raise StoreError(f"maintenance covers global|memory, user, key, project (not {track})", "usage")
-        store = Store()
-        if args.confirm:
-            check_write_block(store.layout)
-        results = []
-        for track in tracks:
-            result = dry_run(store, track, args.cwd, args.keep_bytes, args.max_age_days)
-            if args.confirm and result.plan.archive:
-                result = apply(store, track, args.cwd, args.keep_bytes, args.max_age_days)
-            results.append(result)
-            out.line(_line(result))
-            for decision in result.plan.archive:
-                out.line(f"  {decision.reason}: {one_line(decision.entry, 100)}")
-        return out.done(dryRun=not args.confirm, tracks=[r.as_dict() for r in results],
-                        archived=sum(len(r.plan.archive) for r in results if r.applied),
-                        wouldArchive=sum(len(r.plan.archive) for r in results if not r.applied))
-
-    return run("maintenance", argv, body)

@@ -1,4 +1,5 @@
-"""The suggestion queue (spec memory.md §2.12): `memory suggest` and `memory queue`.
+"""The suggestion queue (spec memory.md §2.12), the domain under `memory suggest` and `memory queue`
+(the commands: maestro/commands/memory/suggest.py and queue.py).
 
 `SUGGESTIONS.jsonl` under the store root holds one JSON object a line, dsh-maestro-memory's fields
 `{time, target, content, reason, cwd, sessionId, hits, firstSeen, lastSeen}` plus ours: `n`, the
@@ -88,6 +89,11 @@ def _number(items, next_n: int) -> int:
             top += 1
             item["n"] = top
     return top + 1
+
+
+def suggestion_fields(item) -> dict:
+    """A queued item with every field of FIELDS, in that order (absent ones None): the `--json` shape."""
+    return {name: item.get(name) for name in FIELDS}
 
 
 class Queue:
@@ -224,92 +230,3 @@ class Queue:
 
     def archive(self, n) -> Decision:
         return self._decide(n, "archive")
-
-
-# --- the commands -------------------------------------------------------------------------------
-
-
-def _fields(item) -> dict:
-    return {name: item.get(name) for name in FIELDS}
-
-
-def suggest(argv) -> int:
-    """queue a suggested entry for a human to approve (instead of writing it)
-
-The text is sanitized and queued in SUGGESTIONS.jsonl; the same track and text again raises
-its hits. `memory queue approve N` writes it through the store; key entries suggested by a
-model land only that way."""
-    from maestro.commands.memory.output import one_line, parser, run
-    from maestro.commands.memory.store_cli import _text, branches_of, entry_arguments
-
-    def body(out):
-        p = parser("suggest", suggest.__doc__)
-        entry_arguments(p, "the suggested entry (- reads it from stdin)")
-        p.add_argument("--reason", help="why it is suggested")
-        p.add_argument("--session-id", help="the suggesting session")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        item, again = Queue().suggest(args.track, _text(args.text), args.cwd, branches_of(args), args.reason,
-                                      args.session_id or os.environ.get("MAESTRO_SESSION_ID"))
-        if again:
-            out.line(f"already queued as {item['n']} (hits {item['hits']}): {one_line(item['content'], 120)}")
-        else:
-            out.line(f"queued {item['n']} for {item['target']}: {one_line(item['content'], 120)}")
-        return out.done(queued=not again, hits=item["hits"], suggestion=_fields(item))
-
-    return run("suggest", argv, body)
-
-
-def main(argv) -> int:
-    """the suggestion queue: list | approve N | reject N | archive N
-
-  queue list [--json]               the pending suggestions, with their numbers
-  queue approve N [--text T]        write it through the store (key: the only way a model's lands)
-  queue reject N                    drop it; no track is touched
-  queue archive N                   move it to its track's <TRACK>-archive.md
-
-Numbers are given when a suggestion is queued and never change or get reused."""
-    from maestro.commands.memory.output import one_line, parser, run
-
-    def body(out):
-        p = parser("queue", main.__doc__)
-        p.add_argument("action", choices=("list", "approve", "reject", "archive"))
-        p.add_argument("n", nargs="?", help="the suggestion's number (see queue list)")
-        p.add_argument("--text", help="approve: store this text instead (- reads stdin)")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        queue = Queue()
-        if args.action == "list":
-            if args.n is not None:
-                raise StoreError("queue list takes no number", "usage")
-            items = queue.items()
-            for item in items:
-                where = f" ({item['cwd']})" if item.get("cwd") else ""
-                hits = f" ×{item['hits']}" if isinstance(item.get("hits"), int) and item["hits"] > 1 else ""
-                out.line(f"{item['n']:>3}. {item['target']}{where}{hits}: {one_line(item['content'], 160)}")
-            if not items:
-                out.line("the queue is empty")
-            return out.done(suggestions=[_fields(i) for i in items])
-        if args.n is None:
-            raise StoreError(f"queue {args.action} needs a number (see queue list)", "usage")
-        if args.text is not None and args.action != "approve":
-            raise StoreError("--text applies to approve only", "usage")
-        if args.action == "approve":
-            from maestro.commands.memory.store_cli import _text
-
-            decision = queue.approve(args.n, _text(args.text) if args.text is not None else None)
-        else:
-            decision = getattr(queue, args.action)(args.n)
-        n, track = decision.item["n"], decision.item["target"]
-        if decision.action == "approved":
-            out.line(f"approved {n}: added to {track}: {one_line(decision.entry)}")
-        elif decision.action == "duplicate":
-            out.line(f"approved {n}: {track} already holds it; dropped from the queue")
-        elif decision.action == "archived":
-            out.line(f"archived {n} to {os.path.basename(decision.file)}: {one_line(decision.entry)}")
-        else:
-            out.line(f"rejected {n}: {one_line(decision.item['content'], 120)}")
-        return out.done(action=decision.action, suggestion=_fields(decision.item), entry=decision.entry,
-                        file=decision.file)
-
-    return run("queue", argv, body)

@@ -1,4 +1,5 @@
-"""`memory repair`: rewrite drifted files in canonical form (spec memory.md §2.10, repair v3).
+"""Repair: rewrite drifted files in canonical form (spec memory.md §2.10, repair v3). The domain
+only: the `memory repair` command (arguments, result lines) is maestro/commands/memory/repair.py.
 
 `plan_repair(text)` is pure and idempotent:
   1. parse the file (split on `\\n§\\n`, trim, drop empty pieces);
@@ -224,40 +225,3 @@ def repair_once_if_flag_missing(root: str = None, now=None):
         return repair(store, confirm=True, now=now)
     except (StoreError, OSError) as exc:
         return {"error": getattr(exc, "message", None) or str(exc)}
-
-
-# --- the subcommand ------------------------------------------------------------------------
-
-
-def main(argv) -> int:
-    """rewrite drifted memory files canonically (dry run unless --confirm)
-
-Splits glued entries (a line opening with [id:…] and/or a [YYYY-MM-DD…] stamp) and stray §
-lines, moves a trailing [summary:…] into the header and drops repeated entries (ignoring [id:],
-summaries and whitespace; the first wins). Covers MEMORY, USER, TODOS-life/work, daily/* and
-projects/*/{MEMORY,KEY,TODOS}.md; not archives. With --confirm each changed file is backed up to
-<file>.bak.<ms> first, and the first confirmed run writes .maestro-memory/delimiter-repaired-v3."""
-    from maestro.commands.memory.output import parser, run
-    from maestro.memory.store.tracks import Store
-
-    def body(out):
-        p = parser("repair", main.__doc__)
-        mode = p.add_mutually_exclusive_group()
-        mode.add_argument("--confirm", action="store_true", help="write the repaired files (default: dry run)")
-        mode.add_argument("--dry-run", action="store_true", help="the default: report what would change")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        report = repair(Store(), confirm=args.confirm)
-        verb = "repaired" if report.applied else "would repair"
-        for item in report.files:
-            if item.error:
-                out.line(f"skipped {item.file}: {item.error}")
-            elif item.changed:
-                plan = item.plan
-                line = (f"{verb} {item.file}: entries {plan.before} -> {plan.after} (split {plan.split}, "
-                        f"deduped {plan.deduped}, relocated {plan.relocated})")
-                out.line(line + (f"; backup {item.backup}" if item.backup else ""))
-        out.line(f"changed {report.changed}" + ("" if report.applied else " (dry run; --confirm to write)"))
-        return out.done(**report.as_dict())
-
-    return run("repair", argv, body)

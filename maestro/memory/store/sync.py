@@ -1,4 +1,6 @@
-"""`memory sync`: two-machine sync of a project's memory through git (spec memory.md §2.11; §4 42–44).
+"""Sync: two-machine sync of a project's memory through git (spec memory.md §2.11; §4 42–44). The
+domain only: the `memory sync` command (arguments, result lines, the conflict envelope) is
+maestro/commands/memory/sync.py.
 
     memory sync [--remote URL] [--cwd P] [--json]
     memory sync --resolve local|remote|both [--id ID] [--cwd P] [--json]
@@ -39,10 +41,10 @@ import json
 import os
 import re
 import secrets
-import sys
 
 from maestro.util.atomic import write_atomic
 from maestro.util import process
+from maestro.util.git import git_env
 from maestro.memory.store import compose
 from maestro.memory.store import layout
 from maestro.memory.store import entry as grammar
@@ -176,10 +178,8 @@ class Git:
         self.work = work
 
     def __call__(self, *args, timeout=LOCAL_TIMEOUT_SEC, check=True):
-        env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
-                   GIT_ASKPASS="", SSH_ASKPASS="", GCM_INTERACTIVE="never")
-        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-            env.pop(name, None)
+        env = git_env(drop=("GIT_INDEX_FILE",), GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="",
+                      GCM_INTERACTIVE="never")
         env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
         argv = ["git", "-c", "user.name=maestro", "-c", "user.email=maestro@localhost",
                 "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", *args]
@@ -240,7 +240,7 @@ def _read_remote(git, h: str) -> dict:
     return out
 
 
-# --- commands --------------------------------------------------------------------------------
+# --- sync and resolve ----------------------------------------------------------------------
 
 
 def _locate(store, cwd):
@@ -348,67 +348,3 @@ def resolve(store, how: str, cwd=None, only_id=None) -> list:
         ps["conflicts"] = [c for c in ps["conflicts"] if c not in todo]
         save_state(lay, state)
     return todo
-
-
-def main(argv) -> int:
-    """two-machine sync of this project's memory through git (union by id; conflicts; --resolve)
-
-`memory sync --remote URL` enables sync for the project (a private work area under
-.maestro-memory/sync/<h>/, branch maestro-memory/<h> on URL); later `memory sync` fetches,
-merges by id against the last-sync set, writes the result locally and pushes when there are no
-conflicts (exit 4 otherwise). `--resolve local|remote|both [--id ID]` settles recorded conflicts;
-run `memory sync` again to push. Remote URLs are printed with credentials redacted."""
-    from maestro.commands.memory.output import one_line, parser, run
-    from maestro.memory.store.tracks import Store
-
-    def body(out):
-        p = parser("sync", main.__doc__)
-        p.add_argument("--remote", help="the git remote URL (enables sync for the project)")
-        p.add_argument("--cwd", help="the project directory (default: .)")
-        p.add_argument("--resolve", choices=RESOLUTIONS, help="settle recorded conflicts")
-        p.add_argument("--id", help="with --resolve: only the conflict with this id")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        store = Store()
-        if args.id and not args.resolve:
-            raise StoreError("--id applies to --resolve only", "usage")
-        if args.resolve:
-            if args.remote:
-                raise StoreError("--remote does not apply to --resolve (it makes no git call)", "usage")
-            done = resolve(store, args.resolve, args.cwd, args.id)
-            for c in done:
-                out.line(f"resolved {c['file']} {c['id']} ({c['kind']}): {args.resolve}")
-            if not done:
-                out.line("no conflicts recorded")
-            return out.done(resolved=done, resolution=args.resolve)
-        try:
-            result = sync(store, args.cwd, args.remote)
-        except SyncError as exc:
-            result = getattr(exc, "result", None)
-            if result is None:
-                raise
-            out.line(f"remote {result['remote']} branch {result['branch']}")
-            for c in result["conflicts"]:
-                out.line(f"conflict {c['file']} {c['id']} {c['kind']}: local "
-                         f"{one_line(c['local']) if c['local'] else '(deleted)'} | remote {one_line(c['remote'])}")
-            if out.as_json:
-                envelope = {"version": 1, "command": out.command, "ok": False, **result,
-                            "error": {"reason": exc.reason, "message": f"maestro memory sync: {exc.message}"}}
-                sys.stdout.write(redact(json.dumps(envelope, ensure_ascii=False, indent=2)) + "\n")
-                sys.stderr.write(f"maestro memory sync: {exc.message}\n")
-                return exc.code
-            return out.failed(exc)
-        out.line(f"remote {result['remote']} branch {result['branch']}")
-        for name, f in result["files"].items():
-            out.line(f"{name}: {f['local']} local, {f['remote']} remote, {f['added']} added")
-        out.line(f"pushed {result['pushed']}" if result["pushed"] else "up to date")
-        return out.done(**result)
-
-    def redacted(out):
-        try:
-            return body(out)
-        except StoreError as exc:
-            exc.message = redact(exc.message)
-            raise
-
-    return run("sync", argv, redacted)

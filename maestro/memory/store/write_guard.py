@@ -202,22 +202,17 @@ def alert_due(root: str, session_id) -> bool:
     return value is not None and value.get("version") == STATE_VERSION and value.get("alert") is True
 
 
-def _now() -> str:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
 def write_state(root: str, session_id: str, state: dict) -> None:
     import json
 
     from maestro.util import atomic
+    from maestro.util.clock import utc_stamp  # here, not at the top: inject imports this module
 
     path = state_path(root, session_id)
     atomic.make_private_dirs(os.path.dirname(path))
     atomic.ensure_private_dir(os.path.dirname(path))
     record = dict(fresh_state(), **{key: state[key] for key in fresh_state() if key in state})
-    record["updated_at"] = _now()
+    record["updated_at"] = utc_stamp()
     data = (json.dumps(record, separators=(",", ":"), ensure_ascii=True) + "\n").encode()
     atomic.write_atomic(path, data, 0o600, durable=False)  # telemetry: no fsync
 
