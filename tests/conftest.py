@@ -184,13 +184,6 @@ def clock():
 
 
 @pytest.fixture
-def store(mem_root, clock):
-    from maestro.memory.store.tracks import Store
-
-    return Store(str(mem_root), clock=clock)
-
-
-@pytest.fixture
 def project(tmp_path):
     path = tmp_path / "project"
     path.mkdir()

@@ -16,6 +16,7 @@ Targets carry cwd None (the engine fills in its cwd). Never raises for any text.
 """
 
 from maestro.hooks.targets import Script, Target
+from maestro.util.text import bounded, squeeze
 
 MAKE_UNSAFE = ("$(shell", "${shell", "$(file", "${file", "$(eval", "${eval", "$(call", "${call", "$(value",
                "${value", ".RECIPEPREFIX", "SHELL", "include", "define", "$(guile", "${guile", "load ", "MAKEFLAGS",
@@ -45,8 +46,7 @@ def tool_writes(lang, code):
 
 
 def _short(text):
-    text = " ".join(text.split())
-    return text if len(text) <= 80 else text[:77] + "..."
+    return bounded(squeeze(text), 80, "...")
 
 
 def _make_writes(code):

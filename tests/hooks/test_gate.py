@@ -60,14 +60,6 @@ def make_flag(home, sid=SID, **options):
     return grants.make_flag(home, sid, **options)
 
 
-@pytest.fixture
-def source_maestro(maestro):
-    """The in-process runner only: monkeypatching cannot reach a separate process."""
-    if maestro.target == "pyz":
-        pytest.skip("source_only: monkeypatches maestro internals")
-    return maestro
-
-
 # ------------------------------------------------------------------------ original gate.sh scenarios
 
 

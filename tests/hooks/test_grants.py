@@ -48,13 +48,6 @@ def gate_allows(maestro, sid=SID, env=None):
     return result.rc == 0
 
 
-@pytest.fixture
-def source_maestro(maestro):
-    if maestro.target == "pyz":
-        pytest.skip("source_only: monkeypatches maestro internals")
-    return maestro
-
-
 # ------------------------------------------------------------------------------------------ expiry
 
 

@@ -79,13 +79,6 @@ def gate_blocks(maestro, path=f"{REPO}/src/app.ts", sid=SID):
     return maestro("gate", stdin=body).rc == 2
 
 
-@pytest.fixture
-def source_maestro(maestro):
-    if maestro.target == "pyz":
-        pytest.skip("source_only: monkeypatches maestro internals")
-    return maestro
-
-
 # ------------------------------------------------------------------------ original gate.sh scenarios
 
 

@@ -397,13 +397,6 @@ def test_session_start_with_an_extra_argument_never_fails_the_session(maestro):
     assert result.err == "maestro session-start: takes no arguments, only a hook payload on stdin (see --help)\n"
 
 
-@pytest.fixture
-def source_maestro(maestro):
-    if maestro.target == "pyz":
-        pytest.skip("source_only: monkeypatches maestro internals")
-    return maestro
-
-
 @pytest.mark.source_only
 def test_crash_while_building_context_still_exits_0_and_exports(source_maestro, home, tmp_path, monkeypatch):
     from maestro.hooks import session_start

@@ -19,15 +19,8 @@ OTHER = outcomes.failure_signature("pytest -q", "FAILED tests/test_b.py::test_y 
 
 
 @pytest.fixture
-def repo(tmp_path):
-    path = tmp_path / "repo"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def memory(repo):
-    return ProjectMemory.for_cwd(str(repo))
+def memory(project):
+    return ProjectMemory.for_cwd(str(project))
 
 
 def save(memory, *, checks=(), didnt=(), files=("src/a.py",), state="STUCK", day=1, named=()):
@@ -44,8 +37,8 @@ def text(path):
     return Path(path).read_text(encoding="utf-8")
 
 
-def extract(maestro, repo, *extra):
-    result = maestro("memory", "patterns", "extract", "--cwd", str(repo), "--json", *extra)
+def extract(maestro, project, *extra):
+    result = maestro("memory", "patterns", "extract", "--cwd", str(project), "--json", *extra)
     assert result.rc == 0, result.err
     return json.loads(result.out)
 
@@ -65,17 +58,17 @@ def tree(memory):
     return found
 
 
-def test_one_observation_makes_no_candidate(maestro, repo, memory):
+def test_one_observation_makes_no_candidate(maestro, project, memory):
     save(memory, checks=[CHECK])
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert result["candidates"] == [] and result["lessons"] == 1
     assert candidates(memory) == [] and not os.path.exists(memory.patterns_file)
 
 
-def test_two_outcomes_make_one_candidate_with_two_observations_and_an_avoid_item(maestro, repo, memory):
+def test_two_outcomes_make_one_candidate_with_two_observations_and_an_avoid_item(maestro, project, memory):
     first = save(memory, checks=[CHECK], files=["src/a.py"], day=1)
     second = save(memory, checks=[CHECK], files=["src/b.py"], day=2)
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert [c["action"] for c in result["candidates"]] == ["created"]
     (slug,) = candidates(memory)
     assert slug.startswith("check-pytest-q-failed")
@@ -95,22 +88,22 @@ def test_two_outcomes_make_one_candidate_with_two_observations_and_an_avoid_item
     assert doc["version"] == 1 and doc["project"] == memory.project and doc["last_updated"].endswith("Z")
 
 
-def test_two_failing_attempts_of_one_stuck_run_are_one_outcome_not_a_candidate(maestro, repo, memory):
+def test_two_failing_attempts_of_one_stuck_run_are_one_outcome_not_a_candidate(maestro, project, memory):
     save(memory, checks=[CHECK, CHECK], state="STUCK", day=1)
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert result["candidates"] == [] and result["lessons"] == 1
     assert candidates(memory) == [] and not os.path.exists(memory.patterns_file)
     save(memory, checks=[CHECK], state="STUCK", day=2)  # a second outcome with the same check
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert [(c["action"], c["occurrences"]) for c in result["candidates"]] == [("created", 3)]
     (slug,) = candidates(memory)
     assert len(text(os.path.join(memory.candidate_skills, slug, "observations.jsonl")).splitlines()) == 3
 
 
-def test_applies_to_is_the_union_of_files_changed_and_files_named(maestro, repo, memory):
+def test_applies_to_is_the_union_of_files_changed_and_files_named(maestro, project, memory):
     save(memory, checks=[CHECK], files=[], named=["src/plan_named.py"], day=1)
     save(memory, checks=[CHECK], files=["src/b.py"], named=["src/plan_named.py", "docs/x.md"], day=2)
-    extract(maestro, repo)
+    extract(maestro, project)
     (item,) = json.loads(text(memory.patterns_file))["avoid"]
     assert item["applies_to"] == ["docs/x.md", "src/b.py", "src/plan_named.py"]
     doc = patterns.load(memory)
@@ -118,28 +111,28 @@ def test_applies_to_is_the_union_of_files_changed_and_files_named(maestro, repo,
     assert patterns.applicable(doc, ["src/elsewhere.py"]) == []
 
 
-def test_a_stuck_run_that_changed_and_named_nothing_gives_an_avoid_item_that_applies_nowhere(maestro, repo, memory):
+def test_a_stuck_run_that_changed_and_named_nothing_gives_an_avoid_item_that_applies_nowhere(maestro, project, memory):
     save(memory, checks=[CHECK], files=[], day=1)
     save(memory, checks=[CHECK], files=[], day=2)
-    extract(maestro, repo)
+    extract(maestro, project)
     (item,) = json.loads(text(memory.patterns_file))["avoid"]
     assert item["applies_to"] == [] and "lesson" in item
     doc = patterns.load(memory)
     assert patterns.applicable(doc, ["src/a.py"]) == [] and patterns.applicable(doc, []) == []
-    listed = maestro("memory", "patterns", "list", "--file", "src/a.py", "--cwd", str(repo), "--json")
+    listed = maestro("memory", "patterns", "list", "--file", "src/a.py", "--cwd", str(project), "--json")
     assert listed.rc == 0 and json.loads(listed.out)["items"] == []
 
 
-def test_rerunning_extract_changes_no_byte_and_new_observations_are_appended_once(maestro, repo, memory):
+def test_rerunning_extract_changes_no_byte_and_new_observations_are_appended_once(maestro, project, memory):
     save(memory, checks=[CHECK], didnt=["Test setup took  2 retries"], day=1)
     save(memory, checks=[CHECK], didnt=["test setup took 2 retries"], day=2)
-    extract(maestro, repo)
+    extract(maestro, project)
     before = tree(memory)
-    again = extract(maestro, repo)
+    again = extract(maestro, project)
     assert {c["action"] for c in again["candidates"]} == {"unchanged"} and not again["patterns_written"]
     assert tree(memory) == before
     save(memory, checks=[CHECK], day=3)
-    third = extract(maestro, repo)
+    third = extract(maestro, project)
     changed = {c["slug"]: (c["action"], c["added"], c["occurrences"], c["confidence"]) for c in third["candidates"]}
     assert sorted(changed.values()) == [("unchanged", 0, 2, "low"), ("updated", 1, 3, "medium")]
     slug = next(s for s, v in changed.items() if v[0] == "updated")
@@ -147,46 +140,46 @@ def test_rerunning_extract_changes_no_byte_and_new_observations_are_appended_onc
     assert len(json.loads(text(memory.patterns_file))["avoid"]) == 2
 
 
-def test_different_checks_are_separate_lessons(maestro, repo, memory):
+def test_different_checks_are_separate_lessons(maestro, project, memory):
     save(memory, checks=[CHECK, OTHER], day=1)
     save(memory, checks=[OTHER], day=2)
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert result["lessons"] == 2
     assert [(c["occurrences"]) for c in result["candidates"]] == [2]
     assert "test_b" in result["candidates"][0]["title"]
 
 
-def test_volatile_parts_are_normalised_so_two_signatures_match(maestro, repo, memory):
+def test_volatile_parts_are_normalised_so_two_signatures_match(maestro, project, memory):
     one = outcomes.failure_signature("pytest -q", "FAILED t.py::x - assert 3 == 4 in 1.25s at 0xdeadbeef")
     two = outcomes.failure_signature("pytest  -q", "FAILED t.py::x - assert 5 == 6 in 0.02s at 0x1234abcd")
     assert one == two
     save(memory, checks=[one], day=1)
     save(memory, checks=[two], day=2)
-    assert [c["occurrences"] for c in extract(maestro, repo)["candidates"]] == [2]
+    assert [c["occurrences"] for c in extract(maestro, project)["candidates"]] == [2]
 
 
-def test_dry_run_writes_nothing(maestro, repo, memory):
+def test_dry_run_writes_nothing(maestro, project, memory):
     save(memory, checks=[CHECK], day=1)
     save(memory, checks=[CHECK], day=2)
     before = tree(memory)
-    result = extract(maestro, repo, "--dry-run")
+    result = extract(maestro, project, "--dry-run")
     assert [c["action"] for c in result["candidates"]] == ["created"] and result["dry_run"]
     assert tree(memory) == before
 
 
-def test_promoted_or_archived_status_survives_reextraction(maestro, repo, memory):
+def test_promoted_or_archived_status_survives_reextraction(maestro, project, memory):
     save(memory, checks=[CHECK], day=1)
     save(memory, checks=[CHECK], day=2)
-    extract(maestro, repo)
+    extract(maestro, project)
     (slug,) = candidates(memory)
-    assert maestro("memory", "skill", "archive", slug, "--reason", "not useful", "--cwd", str(repo)).rc == 0
+    assert maestro("memory", "skill", "archive", slug, "--reason", "not useful", "--cwd", str(project)).rc == 0
     save(memory, checks=[CHECK], day=3)
-    result = extract(maestro, repo)
+    result = extract(maestro, project)
     assert [(c["status"], c["added"]) for c in result["candidates"]] == [("archived", 1)]
     assert "archive_reason: not useful" in text(os.path.join(memory.candidate_skills, slug, "candidate-skill.md"))
 
 
-def test_malformed_patterns_json_fails_closed_and_stays_untouched(maestro, repo, memory):
+def test_malformed_patterns_json_fails_closed_and_stays_untouched(maestro, project, memory):
     save(memory, checks=[CHECK], day=1)
     save(memory, checks=[CHECK], day=2)
     os.makedirs(os.path.dirname(memory.patterns_file), exist_ok=True)
@@ -194,18 +187,18 @@ def test_malformed_patterns_json_fails_closed_and_stays_untouched(maestro, repo,
         with open(memory.patterns_file, "wb") as handle:
             handle.write(raw)
         for args in (("extract",), ("add", "--title", "x"), ()):
-            result = maestro("memory", "patterns", *args, "--cwd", str(repo))
+            result = maestro("memory", "patterns", *args, "--cwd", str(project))
             assert result.rc == 3, (raw, args, result)
             assert len(result.err.strip().splitlines()) == 1 and "patterns.json" in result.err
             assert Path(memory.patterns_file).read_bytes() == raw
         assert candidates(memory) == []
-    result = maestro("memory", "patterns", "--cwd", str(repo), "--json")
+    result = maestro("memory", "patterns", "--cwd", str(project), "--json")
     assert json.loads(result.out)["error"]["reason"] == "malformed"
 
 
-def test_add_list_remove_and_ids(maestro, repo, memory):
+def test_add_list_remove_and_ids(maestro, project, memory):
     def run(*args):
-        return maestro("memory", "patterns", *args, "--cwd", str(repo))
+        return maestro("memory", "patterns", *args, "--cwd", str(project))
 
     assert run("add", "--title", "JWT auth follows express-jwt", "--confidence", "high",
                "--applies-to", "src/auth", "lib/*.py").rc == 0
@@ -226,17 +219,17 @@ def test_add_list_remove_and_ids(maestro, repo, memory):
     assert run("add", "--title", "x", "--avoid").rc == 3  # avoid needs a reason
 
 
-def test_a_secret_in_a_title_or_reason_never_reaches_disk(maestro, repo, memory):
+def test_a_secret_in_a_title_or_reason_never_reaches_disk(maestro, project, memory):
     secret = "sk-abcdefghijklmnopqrstuvwxyz123456"
     result = maestro("memory", "patterns", "add", "--title", f"use the key {secret} carefully", "--avoid",
-                     "--reason", "password=hunter2hunter2 was in a log", "--cwd", str(repo))
+                     "--reason", "password=hunter2hunter2 was in a log", "--cwd", str(project))
     assert result.rc == 0
     raw = text(memory.patterns_file)
     assert secret not in raw and "hunter2" not in raw and "[Filtered:" in raw
-    assert maestro("memory", "patterns", "add", "--title", secret, "--cwd", str(repo)).rc == 3  # only a secret
+    assert maestro("memory", "patterns", "add", "--title", secret, "--cwd", str(project)).rc == 3  # only a secret
     save(memory, didnt=[f"leaked {secret} in a log"], day=1)
     save(memory, didnt=[f"leaked {secret} in a log"], day=2)
-    extract(maestro, repo)
+    extract(maestro, project)
     written = {name: data for name, data in tree(memory).items() if not name.startswith("outcomes")}
     assert written and all(secret.encode() not in data for data in written.values())
     assert len(candidates(memory)) == 1
@@ -245,7 +238,7 @@ def test_a_secret_in_a_title_or_reason_never_reaches_disk(maestro, repo, memory)
             assert secret not in text(os.path.join(memory.candidate_skills, slug, name))
 
 
-def test_concurrent_extracts_do_not_lose_updates(repo, memory):
+def test_concurrent_extracts_do_not_lose_updates(project, memory):
     for day in (1, 2):
         save(memory, checks=[CHECK, OTHER], didnt=["flaky network"], day=day)
     errors = []
