@@ -1,12 +1,13 @@
 # make demo  — build maestro.pyz and walk through it in a throw-away HOME (offline, seconds)
 # make test  — install the dev tools into .venv, build, run the suite on the source tree
 #              (with coverage) and again against the built dist/maestro.pyz
+# make mutants — the planted-bug score of the safety-critical code (bench/mutants.py; slow)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PYZ := dist/maestro.pyz
 
-.PHONY: build test test-source test-pyz bench demo clean
+.PHONY: build test test-source test-pyz bench mutants demo clean
 
 $(VENV)/.installed: requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +42,11 @@ bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)
 	$(PY) bench/digest.py --pyz $(PYZ)
 	$(PY) bench/session_start.py --pyz $(PYZ)
+
+# Planted-bug score of the safety-critical code (bench/mutants.py): one mutant at a time on a
+# private copy of the tree, its covering tests on the source target. Slow (tens of minutes); not part of `test`.
+mutants: $(VENV)/.installed
+	$(PY) bench/mutants.py
 
 demo: build
 	bash docs/demo.sh $(PYZ)

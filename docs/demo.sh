@@ -3,6 +3,7 @@
 # Installs the built archive, shows the gate blocking a source edit (Edit and Bash) and allowing a README edit,
 # shows "edit it yourself" opening the gate, uninstalls, and proves settings.json came back.
 set -euo pipefail
+umask 077  # plans must not be writable by others (loop refuses them), whatever the caller's umask
 PYZ=$(cd "$(dirname "${1:-dist/maestro.pyz}")" && pwd)/$(basename "${1:-dist/maestro.pyz}")
 PYTHON=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
 DEMO_HOME=$(mktemp -d "${TMPDIR:-/tmp}/maestro-demo.XXXXXX")

@@ -19,9 +19,13 @@ def record(verb: str, exc: BaseException) -> str:
         import traceback
 
         from maestro import __version__, paths
+        from maestro.util import atomic
 
         logs = paths.logs_dir()
-        os.makedirs(logs, mode=0o700, exist_ok=True)
+        # Both 0700 whatever the umask (os.makedirs would give ~/.maestro 0777 & ~umask); a symlink
+        # or a non-directory in their place is refused (then no note).
+        atomic.ensure_private_dir(paths.maestro_dir())
+        atomic.ensure_private_dir(logs)
         path = os.path.join(logs, "crashes.log")
         try:
             if os.lstat(path).st_size > MAX_LOG_BYTES:

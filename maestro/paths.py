@@ -43,11 +43,17 @@ def memory_dir() -> str:
 
 
 def claude_dir() -> str:
-    return os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home(), ".claude")
+    """`CLAUDE_CONFIG_DIR` made absolute (a relative one would name a different directory from
+    every working directory, and install would register hook commands naming a relative archive
+    that the gate cannot find from the user's projects), else ~/.claude."""
+    override = os.environ.get("CLAUDE_CONFIG_DIR")
+    return os.path.abspath(override) if override else os.path.join(home(), ".claude")
 
 
 def codex_dir() -> str:
-    return os.environ.get("CODEX_HOME") or os.path.join(home(), ".codex")
+    """`CODEX_HOME` made absolute, for the same reason as `claude_dir`, else ~/.codex."""
+    override = os.environ.get("CODEX_HOME")
+    return os.path.abspath(override) if override else os.path.join(home(), ".codex")
 
 
 def direct_edit_dir() -> str:
@@ -76,3 +82,41 @@ def codex_config() -> str:
 
 def installed_pyz() -> str:
     return os.path.join(claude_dir(), "hooks", "maestro.pyz")
+
+
+def prompts_dir() -> str:
+    """Where a prompt too large for one argv element waits for the companion to read it."""
+    return os.path.join(maestro_dir(), "prompts")
+
+
+def private_prompts_dir() -> str:
+    """`prompts_dir()`, made fit to hold a prompt, and its path. It and `~/.maestro` are created
+    0700; one of them that is ours but open to group or others is closed to 0700; a symlink, a
+    non-directory or one owned by another user is refused with a MaestroError (exit 3). Whoever
+    could swap or edit a prompt file between our write and the companion's read could rewrite a
+    Codex write job, so a shared temp directory will not do (issue 17)."""
+    import stat
+
+    from maestro.errors import MaestroError
+
+    for directory in (maestro_dir(), prompts_dir()):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise MaestroError(f"cannot create the private prompt directory {directory}: "
+                               f"{exc.strerror or exc}") from None
+        try:
+            st = os.lstat(directory)
+            problem = ("is a symlink" if stat.S_ISLNK(st.st_mode)
+                       else "is not a directory" if not stat.S_ISDIR(st.st_mode)
+                       else f"is owned by another user (uid {st.st_uid})" if st.st_uid != os.geteuid() else "")
+            if not problem and stat.S_IMODE(st.st_mode) != 0o700:
+                os.chmod(directory, 0o700)
+        except OSError as exc:
+            problem = f"cannot be checked ({exc.strerror or exc})"
+        if problem:
+            raise MaestroError(f"{directory} {problem}; maestro writes prompt files only into a private directory "
+                               f"of yours — move it away and maestro recreates it (mode 0700)")
+    return prompts_dir()

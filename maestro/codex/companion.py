@@ -5,15 +5,19 @@ caller's cwd, each in its own process group with a deadline (MAESTRO_COMPANION_T
 status calls also clipped to the job's remaining budget). A timed-out call answers rc 125.
 The prompt never travels as a lone argument (the companion re-splits a single argument
 shell-style): it follows `--` among several arguments, or goes through `--prompt-file` when it
-is too large for one argv element.
+is too large for one argv element (or blank): a private 0600 file in ~/.maestro/prompts, never a
+shared temp directory, removed after the call.
 """
 
 import json
 import os
 import re
+import tempfile
 import time
 from dataclasses import dataclass, field
 
+from maestro import paths
+from maestro.errors import MaestroError
 from maestro.util import process
 from maestro.util.text import bounded
 
@@ -86,6 +90,27 @@ def parse_writers(text: str):
     return writers
 
 
+def write_prompt_file(data: bytes) -> str:
+    """A new file holding `data` in the private prompts directory (`paths.private_prompts_dir`):
+    created exclusively (O_EXCL, no symlink followed) under a random name, mode 0600, so nothing
+    planted there is written through or reused. The caller removes it after the call."""
+    fd, path = tempfile.mkstemp(prefix="maestro-prompt.", suffix=".md", dir=paths.private_prompts_dir())
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except BaseException:
+        _remove(path)
+        raise
+    return path
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def new_preview_lines(previous: list, current: list) -> list:
     """Lines of `current` not already shown: drop the longest prefix that continues `previous`."""
     for overlap in range(min(len(previous), len(current)), 0, -1):
@@ -107,6 +132,7 @@ class Transport:
         self.sleep = sleep
         self.pause = pause or sleep  # a sleep that a signal may cut short
         self.env = env
+        self.log_files = {}  # job -> the log path its last good status named (cancel notes print it)
 
     def call(self, args, timeout: float = None, env=None, interruptible: bool = None) -> process.Completed:
         limit = self.call_timeout if timeout is None else max(1.0, min(timeout, self.call_timeout))
@@ -136,8 +162,9 @@ class Transport:
                         f"plugin version. ({line.strip()})")
         return ""
 
-    def launch(self, prompt: str, *, write: bool, model: str, effort: str, scratch_dir: str):
-        """(rc, job id or '', output). rc 0 launched, 3 could not start."""
+    def launch(self, prompt: str, *, write: bool, model: str, effort: str):
+        """(rc, job id or '', output). rc 0 launched, 3 could not start (a prompt file that could
+        not be written privately included: nothing was launched)."""
         args = ["task", "--background"]
         if write:
             args.append("--write")
@@ -147,9 +174,10 @@ class Transport:
         data = prompt.encode("utf-8")
         prompt_file = None
         if len(data) > ARGV_PROMPT_LIMIT or not prompt.strip():
-            prompt_file = os.path.join(scratch_dir, f"maestro-prompt.{os.getpid()}.md")
-            with open(prompt_file, "wb") as handle:
-                handle.write(data)
+            try:
+                prompt_file = write_prompt_file(data)
+            except (MaestroError, OSError) as exc:
+                return 3, "", f"could not write the prompt file: {getattr(exc, 'message', None) or exc}"
             args += ["--prompt-file", prompt_file]
         else:
             args += ["--", prompt]
@@ -157,10 +185,7 @@ class Transport:
             result = self.call(args)
         finally:
             if prompt_file:
-                try:
-                    os.unlink(prompt_file)
-                except OSError:
-                    pass
+                _remove(prompt_file)  # also after a failed or timed-out call
         output = (result.text + result.err_text).strip()
         if result.rc != 0:
             return 3, "", f"could not start Codex job (exit {result.rc}). Output: {output[-2000:]}"
@@ -171,7 +196,14 @@ class Transport:
         result = self.call(["status", job, "--json"], timeout=timeout)
         if result.rc != 0 or not result.text.strip():
             return None
-        return parse_status(result.text)
+        status = parse_status(result.text)
+        if status is not None and status.log_file:
+            self.log_files[job] = status.log_file
+        return status
+
+    def log_file(self, job: str) -> str:
+        """The job's log path as its companion last reported it, or 'unknown'."""
+        return self.log_files.get(job) or "unknown"
 
     def global_writers(self, interruptible: bool = True):
         env = dict(self.env if self.env is not None else os.environ, CODEX_COMPANION_SESSION_ID="")

@@ -301,7 +301,6 @@ class Turn:
 
 
 def _run(argv) -> int:
-    os.umask(0o077)
     if not argv:
         raise UsageError('usage: discuss --new "<topic>" [SLUG] | --turn FILE [SLUG] [MAX_IDLE] [POLL] '
                          '| --list [--all] | --show SLUG')

@@ -17,7 +17,7 @@ import sys
 from maestro import knobs
 from maestro.workflow import history as plan_history
 from maestro.workflow.attempts import AttemptsLog
-from maestro.commands.entry import adapter_main
+from maestro.commands.entry import adapter_main, read_plan
 from maestro.errors import Exit, UsageError
 from maestro.util import process
 from maestro.util import progress
@@ -91,11 +91,14 @@ class LoopRun:
         self.companion_failure = False
 
     def read_plan(self) -> str:
-        with open(self.args["plan"], encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        """Re-read at every dispatch (the user may answer questions in it), and re-checked each time."""
+        return read_plan(self.args["plan"])
 
     def verify(self):
-        """(fact state, rc, output)."""
+        """(fact state, rc, output). `process.run` has ended the verifier's whole process group
+        (TERM, grace, KILL) before it returns, on a pass, a failure, a timeout and a signal alike,
+        so nothing the command left in the background outlives the verdict (a child that called
+        setsid() itself has left the group and is out of reach)."""
         result = process.run(
             ["bash", "-c", "--", self.args["verify"]], timeout=knobs.verify_timeout().value, cwd=self.ctx.root,
             env=verify_env(), tick=self.ctx.heartbeat.beat, should_stop=self.ctx.signals.stop_requested,
@@ -117,8 +120,13 @@ class LoopRun:
             if self.ctx.signals.stop_requested():
                 return Exit.FAILED
             self.emit(f"LOOP: iteration {iteration}/{max_iters} — dispatching to Codex")
+            try:
+                plan = self.read_plan()
+            except UsageError as exc:  # it became unsafe (or unreadable) during the run: send nothing
+                sys.stderr.write(f"LOOP_ERROR: {exc}\n")
+                return Exit.USAGE
             turn = self.ctx.write_turn(self.args["max_idle"], self.args["poll"])
-            outcome = turn.run(self.read_plan() + self.attempts.dispatch_suffix())
+            outcome = turn.run(plan + self.attempts.dispatch_suffix())
             for line in outcome.evidence:
                 sys.stderr.write(line.rstrip("\n") + "\n")
             sys.stderr.flush()
@@ -218,11 +226,8 @@ def _run(argv) -> int:
         return progress.final("LOOP", "CLEARED" if rc == Exit.OK else "BLOCKED", rc)
     from maestro.workflow.run_record import RunRecorder
 
-    try:  # read before the lease is taken: nothing after acquire() may fail outside the release below
-        with open(args["plan"], encoding="utf-8", errors="replace") as handle:
-            recorder = RunRecorder(ctx, "loop", handle.read(), args["plan"], args["verify"])
-    except OSError as exc:
-        raise UsageError(f"plan file is not readable: {args['plan']} ({exc.strerror or exc})") from None
+    # read (and checked) before the lease is taken: nothing after acquire() may fail outside the release below
+    recorder = RunRecorder(ctx, "loop", read_plan(args["plan"]), args["plan"], args["verify"])
     acquired = ctx.lease.acquire()
     if acquired != Exit.OK:
         state = {Exit.BLOCKED: "BLOCKED", Exit.FAILED: "INTERRUPTED"}.get(acquired, "FAILED")

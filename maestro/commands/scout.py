@@ -105,7 +105,6 @@ def _write_codemap(memory, codemap, force, query, answer) -> bool:
 
 
 def _run(argv) -> int:
-    os.umask(0o077)
     query_file, codemap, force = _arguments(argv)
     try:
         with open(query_file, encoding="utf-8", errors="replace") as handle:

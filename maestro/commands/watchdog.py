@@ -11,7 +11,7 @@ quiescence; `RESULT: BLOCKED` on stdout) · 3 FAILED to start · 4 FAILED. Last 
 
 import sys
 
-from maestro.commands.entry import adapter_main, positive_seconds
+from maestro.commands.entry import adapter_main, positive_seconds, read_plan
 from maestro.errors import Exit, UsageError
 from maestro.util import progress
 
@@ -28,12 +28,7 @@ def parse(argv):
     if argv[0] == "--file":
         if len(argv) < 2:
             raise UsageError("--file needs a plan file")
-        try:
-            with open(argv[1], encoding="utf-8", errors="replace") as handle:
-                plan = handle.read()
-        except OSError as exc:
-            raise UsageError(f"cannot read plan file {argv[1]}: {exc.strerror or exc}") from None
-        rest, plan_path = argv[2:], argv[1]
+        plan, rest, plan_path = read_plan(argv[1]), argv[2:], argv[1]
     elif argv[0].startswith("--"):
         raise UsageError(f"unknown argument: {argv[0]}")
     else:

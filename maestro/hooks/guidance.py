@@ -15,9 +15,12 @@ MODEL_PICKS = (
     "companion cannot pass them per job, so the pinned top-level config value delivers that tier.\n"
 )
 
+# The phrases "separate role-specific efforts" and "<model> <debate-effort> <impl-effort>" are the
+# original Maestro's and are grepped for by users' scripts and tests: each stays whole on one line.
 MODEL_SETUP = (
-    "CODEX MODEL SETUP — ask the user for the debate model, the implementation model, and separate\n"
-    "role-specific efforts (debate effort for read-only discussions, implementation effort for write jobs).\n"
+    "CODEX MODEL SETUP — ask the user for the debate model, the implementation model, and separate role-specific "
+    "efforts\n"
+    "(debate effort for read-only discussions, implementation effort for write jobs).\n"
     f"Show the current pins first:  {PYZ} model-select --show\n"
     + MODEL_PICKS
     + f"Apply the picks:  {PYZ} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"

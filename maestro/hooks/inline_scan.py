@@ -132,6 +132,7 @@ class Source:
         lang = self.lang
         if lang == "node":
             if quote_char == "`" and "${" in body:
+                self.broken = self.broken or unterminated_interpolation(body, "${")
                 self.inner.extend(interpolations(body, "${"))
                 return self.literal(None, raw)
             return self.literal(unescape(body, True), raw)
@@ -143,6 +144,7 @@ class Source:
         """The value of an interpolating (double-quoted) body, or None when it interpolates."""
         if self.lang == "ruby":
             if "#{" in body or "#@" in body or "#$" in body:
+                self.broken = self.broken or unterminated_interpolation(body, "#{")
                 self.inner.extend(interpolations(body, "#{"))
                 return None
         else:
@@ -298,3 +300,19 @@ def interpolations(body, opener):
         found.append(body[start + 2:j - 1])
         start = body.find(opener, j)
     return found
+
+
+def unterminated_interpolation(body, opener) -> bool:
+    """An interpolation still open where the string's quote closed it: the language lets the code
+    inside an interpolation hold quotes (`"#{puts "#{…}"}"`), which this scanner reads as the end of
+    the string, so what follows is not what the interpreter sees."""
+    start = body.find(opener)
+    while start >= 0:
+        depth, j = 1, start + 2
+        while j < len(body) and depth:
+            depth += {"{": 1, "}": -1}.get(body[j], 0)
+            j += 1
+        if depth:
+            return True
+        start = body.find(opener, j)
+    return False

@@ -4,7 +4,10 @@
    (maestro/install/publish.py), the Codex config, the private state files — before anything changes.
 2. Compute the new settings.json and Codex config in memory.
 3. Publish every file atomically through one Transaction; a late failure rolls back every path
-   already published and leaves no manifest lock file behind that this run created.
+   already published and leaves no manifest lock file behind that this run created. The manifest
+   (with its record of settings.json before the first install) is written before settings.json
+   changes, so an install killed at any point still lets uninstall restore settings.json byte for
+   byte; temp files a killed install left are swept by the next install or uninstall.
 """
 
 import contextlib
@@ -16,10 +19,22 @@ from maestro import paths, runtime
 from maestro.errors import Exit, MaestroError
 from maestro.install import codexconfig, manifest, publish, settings, targets
 from maestro.install.publish import read_file as _read_file
-from maestro.install.transaction import Transaction
+from maestro.install.transaction import Transaction, sweep_interrupted
 from maestro.install.ui import fail, log, warn
 
 SETTINGS_BEFORE = "settings-before-install.json"
+UNINSTALL_BACKUP = ".maestro-uninstall.bak"  # settings.json's bytes before uninstall rewrote it
+
+
+def destinations(keys) -> list:
+    """Every path install (for manifest `keys`) or uninstall may write: where a killed one may have
+    left a temp file."""
+    config, settings_json = paths.codex_config(), settings.path()
+    return [manifest.key_path(key) for key in keys] + [
+        settings_json, settings_json + ".maestro.bak", settings_json + UNINSTALL_BACKUP,
+        os.path.join(paths.maestro_dir(), SETTINGS_BEFORE), paths.install_manifest(), paths.ask_on_start_flag(),
+        config, config + ".maestro.bak",
+    ]
 
 _DESTINATION_REFUSALS = {  # publish.Refused.problem -> install's wording
     publish.SYMLINKED_DIRECTORY: "managed directory is a symlink; refusing to replace it: {path}",
@@ -137,7 +152,7 @@ def run(with_workflow: bool) -> int:
 def _validate(plan: _Plan) -> None:
     """Phase 1: validate every trust boundary; nothing is changed yet."""
     try:
-        plan.current, plan.settings_raw, plan.settings_mode = settings.read()
+        plan.current, plan.settings_raw, plan.settings_mode = settings.read(exact_numbers=True)
     except settings.SettingsError as exc:
         fail(f"{exc}; no files were changed. Fix it and re-run.")
     plan.had_manifest = os.path.lexists(paths.install_manifest())
@@ -191,12 +206,15 @@ def _publish(plan: _Plan) -> int:
     """Phase 3: publish; on any failure restore every path already changed."""
     tx = Transaction()
     lock = _ManifestLock()
+    owned_keys = [key for key in plan.owned["files"] if manifest.is_managed_key(key)]
+    sweep_interrupted(destinations(sorted(set(plan.sources) | set(owned_keys))))
     try:
         _publish_files(tx, plan)
         _migrate_original(tx, plan)
-        before_record = _publish_settings(tx, plan)
+        before_record = _snapshot_settings(tx, plan)
+        _publish_manifest(tx, plan, before_record, lock)  # before settings.json changes: see the docstring
+        _publish_settings(tx, plan)
         _publish_codex_config(tx, plan)
-        _publish_manifest(tx, plan, before_record, lock)
         _publish_ask_on_start(tx, plan)
     except (OSError, MaestroError) as exc:
         failures = tx.rollback()
@@ -237,27 +255,30 @@ def _migrate_original(tx: Transaction, plan: _Plan) -> None:
         warn(f"kept {manifest.key_path(key)}: it changed after the original Maestro installed it")
 
 
-def _publish_settings(tx: Transaction, plan: _Plan):
-    """Write settings.json (backup and first-install snapshot first) when it changes; return the
-    manifest's `settings_before` record (None when there is none to keep)."""
+def _snapshot_settings(tx: Transaction, plan: _Plan):
+    """The manifest's `settings_before` record (None when there is none to keep); on the first
+    install that changes settings.json, also its pre-install bytes (the snapshot uninstall restores)."""
     before_record = plan.owned.get("settings_before")
-    snapshot_path = os.path.join(paths.maestro_dir(), SETTINGS_BEFORE)
+    if plan.settings_bytes == plan.settings_raw or isinstance(before_record, dict):
+        return before_record
+    from maestro.util.atomic import ensure_private_dir
+
+    ensure_private_dir(paths.maestro_dir())
+    if plan.settings_raw is not None:
+        tx.write(os.path.join(paths.maestro_dir(), SETTINGS_BEFORE), plan.settings_raw, 0o600)
+    return {"existed": plan.settings_raw is not None}
+
+
+def _publish_settings(tx: Transaction, plan: _Plan) -> None:
+    """Write settings.json (its backup first) when it changes."""
     if plan.settings_bytes == plan.settings_raw:
         log("settings.json already had every maestro hook entry")
-        return before_record
-    if not isinstance(before_record, dict):
-        from maestro.util.atomic import ensure_private_dir
-
-        ensure_private_dir(paths.maestro_dir())
-        before_record = {"existed": plan.settings_raw is not None}
-        if plan.settings_raw is not None:
-            tx.write(snapshot_path, plan.settings_raw, 0o600)
+        return
     if plan.settings_raw is not None:
         tx.write(settings.path() + ".maestro.bak", plan.settings_raw, plan.settings_mode)
         log("backed up settings.json → settings.json.maestro.bak")
     tx.write(settings.path(), plan.settings_bytes, plan.settings_mode)
     log(f"registered {plan.merged} maestro hook entr{'y' if plan.merged == 1 else 'ies'} in settings.json")
-    return before_record
 
 
 def _publish_codex_config(tx: Transaction, plan: _Plan) -> None:

@@ -86,14 +86,42 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
-def loads_strict(raw: bytes):
+class Number:
+    """A JSON number with a fraction or exponent, kept as its source text so that a rewrite gives
+    it back unchanged: as a float, `1e400` would come back as `Infinity`, which no JSON parser
+    (Claude Code's included) accepts. Equal to the number it denotes (so a hook entry's
+    `"timeout": 10.0` still equals 10), and to another Number of the same finite value."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str):
+        self.text, self.value = text, float(text)
+
+    def __eq__(self, other):
+        if isinstance(other, Number):
+            return self.text == other.text or (self.value == other.value and abs(self.value) != float("inf"))
+        if isinstance(other, (int, float)) and not isinstance(other, bool):
+            return self.value == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __repr__(self):
+        return self.text
+
+
+def loads_strict(raw: bytes, exact_numbers: bool = False):
     """JSON as Claude Code's parser accepts it: `NaN`/`Infinity` (which Python's json takes) fail,
-    and a file Claude Code cannot parse loads no hook at all."""
-    return json.loads(raw.decode("utf-8-sig"), parse_constant=_reject_constant)
+    and a file Claude Code cannot parse loads no hook at all. `exact_numbers`: non-integer numbers
+    are `Number`s (for a round trip through `dumps`)."""
+    return json.loads(raw.decode("utf-8-sig"), parse_constant=_reject_constant,
+                      parse_float=Number if exact_numbers else None)
 
 
-def read():
-    """(parsed settings, raw bytes or None if absent, file mode). Raises SettingsError."""
+def read(exact_numbers: bool = False):
+    """(parsed settings, raw bytes or None if absent, file mode). Raises SettingsError.
+    `exact_numbers`: see loads_strict (install and uninstall, which write it back)."""
     target = path()
     try:
         st = os.lstat(target)
@@ -109,7 +137,7 @@ def read():
     except OSError as exc:
         raise SettingsError(f"settings.json cannot be read ({exc.strerror or exc}): {target}", "unreadable") from None
     try:
-        value = loads_strict(raw)
+        value = loads_strict(raw, exact_numbers)
     except (ValueError, UnicodeDecodeError):
         raise SettingsError("settings.json is not valid JSON", "not-json") from None
     validate(value)
@@ -117,7 +145,23 @@ def read():
 
 
 def dumps(value) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """settings.json's bytes for `value`: each `Number` as its source text, and a lone surrogate
+    (valid in JSON as `"\\ud800"`, not encodable as UTF-8) escaped back to `\\ud800`."""
+    literals = []
+    nonce = os.urandom(8).hex()
+
+    def placeholder(obj):
+        if isinstance(obj, Number):
+            literals.append(obj.text)
+            return f"maestro-number-{nonce}-{len(literals) - 1}"
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=placeholder)
+    for index, literal in enumerate(literals):
+        text = text.replace(f'"maestro-number-{nonce}-{index}"', literal, 1)
+    # Outside strings JSON text is ASCII, so a surrogate can only sit in a string, where Python's
+    # `\udXXX` escape is also JSON's.
+    return (text + "\n").encode("utf-8", "backslashreplace")
 
 
 def _home_relative(path: str) -> str:
@@ -314,7 +358,20 @@ def strip(settings: dict, predicate) -> int:
 
 
 def without_empty_hooks(settings: dict) -> dict:
-    """Comparison form: an empty `hooks` object means the same as none."""
-    if settings.get("hooks") == {}:
-        return {k: v for k, v in settings.items() if k != "hooks"}
-    return settings
+    """Comparison form: what holds no hook means the same as nothing — a block with `"hooks": []`,
+    an event left without blocks, an empty `hooks` object. (Install may add maestro's entry to such
+    a block or event, and strip then drops it with maestro's entry.)"""
+    hooks = settings.get("hooks")
+    if not _is_obj(hooks):
+        return settings
+    kept = {}
+    for event, blocks in hooks.items():
+        if isinstance(blocks, list):
+            blocks = [b for b in blocks if not (_is_obj(b) and b.get("hooks") == [])]
+            if not blocks:
+                continue
+        kept[event] = blocks
+    result = {k: v for k, v in settings.items() if k != "hooks"}
+    if kept:
+        result["hooks"] = kept
+    return result

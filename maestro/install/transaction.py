@@ -1,10 +1,22 @@
 """Publish a set of files all-or-nothing: snapshot each path before its first change, roll every
-changed path back (in reverse order) if a later step fails."""
+changed path back (in reverse order) if a later step fails.
+
+Directories it creates get 0755 at most, whatever the umask: Claude Code reads ~/.claude/hooks,
+rules and skills, and nobody else may write there. `sweep_interrupted` removes the temp files an
+install killed mid-write left behind (the archive's is megabytes)."""
 
 import os
 import stat
 
 from maestro.util import atomic
+
+
+PUBLIC_DIR_MODE = 0o755  # readable by Claude Code, writable by us alone (the umask can only narrow it)
+
+
+def sweep_interrupted(destinations) -> int:
+    """Remove the stale `write_atomic` temp files beside each destination; how many went."""
+    return sum(atomic.sweep_stale_temps(path) for path in destinations)
 
 
 class Transaction:
@@ -30,7 +42,7 @@ class Transaction:
 
     def write(self, path: str, data: bytes, mode: int) -> None:
         self._snapshot(path)
-        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        atomic.make_dirs(os.path.dirname(path), PUBLIC_DIR_MODE)
         atomic.write_atomic(path, data, mode)
 
     def remove(self, path: str) -> None:

@@ -41,9 +41,12 @@ class WriteLease:
     def __init__(self, git_dir: str, *, writers, digest, emit, log_dispatch=None, session=None,
                  clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=5.0,
                  heartbeat_interval=20.0, heartbeat_stale=90.0, init_grace=5.0, baseline=None,
-                 should_stop=lambda: False, heartbeat=None):
+                 should_stop=lambda: False, heartbeat=None, release_writers=None):
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.writers = writers
+        # Release is the clean-up a stop request asks for: its liveness check must not be cut short by
+        # that request (an unknown answer retains the lease and turns INTERRUPTED into BLOCKED).
+        self.release_writers = release_writers or writers
         self.digest = digest
         self.emit = emit
         self.log_dispatch = log_dispatch  # (kind, job, session, before, after) -> None
@@ -61,6 +64,7 @@ class WriteLease:
         self.identity = ""
         self.metadata = {}
         self.acquired = False
+        self.retained = ""  # why release() must keep the lease although no poison is on disk ('' = it may release)
 
     # -- helpers -----------------------------------------------------------------------------
     def _where(self) -> str:
@@ -296,12 +300,21 @@ class WriteLease:
         except (claimlib.ClaimBusy, OSError):
             return False
 
+    def retain(self, reason: str) -> None:
+        """Keep the lease at release although no poison could be written: a job may still be writing
+        (e.g. poison staging failed before its cancel). Recovery is `loop --clear-lease` once nothing writes."""
+        self.retained = reason
+
     # -- release -------------------------------------------------------------------------------
     def release(self) -> int:
-        """0 released, 11 retained (poisoned, job still running, unknown state, or not ours)."""
+        """0 released, 11 retained (poisoned, retained by `retain`, job still running, unknown state, or not ours)."""
         if not self.acquired:
             return Exit.OK
         where = self._where()
+        if self.retained:
+            self.emit(f"MAESTRO_LOCK: write lease retained because {self.retained} ({where}). Once no Codex job is "
+                      f"writing, recover with: {CLEAR_LEASE}")
+            return Exit.BLOCKED
         if self.lock.identity() != self.identity:
             self.emit("MAESTRO_LOCK: lease generation changed before release; releasing nothing")
             return Exit.BLOCKED
@@ -317,7 +330,7 @@ class WriteLease:
                       f"reason={poison.get('unconfirmed_reason') or UNKNOWN}, {where})")
             return Exit.BLOCKED
         if job != UNKNOWN:
-            writers = self.writers()
+            writers = self.release_writers()
             if writers is None:
                 self.emit(f"MAESTRO_LOCK: job liveness could not be determined; write lease retained (job={job} "
                           f"session={state.owner('session_id')}, {where})")

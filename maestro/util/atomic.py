@@ -1,7 +1,8 @@
 """Atomic file publication: temp file in the same directory + fsync + os.replace + dir fsync.
 
 Readers see the old bytes or the new bytes, never a torn file, and a crash leaves at most a
-`.<name>.maestro-tmp-*` file that the next writer ignores.
+`.<name>.maestro-tmp-<pid>` file that the next writer ignores (`sweep_stale_temps` removes one
+whose writer is gone).
 """
 
 import errno
@@ -24,11 +25,14 @@ def fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+TEMP_INFIX = ".maestro-tmp-"  # `.<name>.maestro-tmp-<pid>`: write_atomic's temp file for <name>
+
+
 def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Replace `path` with `data`; the file ends with exactly `mode` permission bits.
     `durable=False` skips the fsyncs (telemetry that may be lost, never state)."""
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.maestro-tmp-{os.getpid()}")
+    tmp = os.path.join(directory, f".{os.path.basename(path)}{TEMP_INFIX}{os.getpid()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         os.unlink(tmp)  # a leftover from a crashed process with our (reused) pid
@@ -64,7 +68,7 @@ def ensure_private_dir(path: str) -> None:
     except FileNotFoundError:
         parent = os.path.dirname(path)
         if parent and parent != path:
-            os.makedirs(parent, mode=0o700, exist_ok=True)
+            make_dirs(parent, 0o700)
         try:
             os.mkdir(path, 0o700)
         except FileExistsError:
@@ -78,6 +82,13 @@ def ensure_private_dir(path: str) -> None:
 
 def make_private_dirs(path: str) -> None:
     """Create `path` and any missing parents 0700 (os.makedirs gives the mode to the leaf only)."""
+    make_dirs(path, 0o700)
+
+
+def make_dirs(path: str, mode: int) -> None:
+    """Create `path` and any missing parents with `mode`, which the umask can only narrow (a
+    permissive umask never makes them group- or other-writable). os.makedirs gives `mode` to the
+    leaf only and 0777 & ~umask to every parent it creates."""
     missing = []
     while not os.path.isdir(path):
         missing.append(path)
@@ -87,9 +98,46 @@ def make_private_dirs(path: str) -> None:
         path = parent
     for directory in reversed(missing):
         try:
-            os.mkdir(directory, 0o700)
+            os.mkdir(directory, mode)
         except FileExistsError:
             pass
+
+
+def sweep_stale_temps(path: str) -> int:
+    """Remove the temp files an interrupted `write_atomic(path, …)` left beside `path`: ours (same
+    owner), regular files, named `.<name>.maestro-tmp-<pid>` with a pid no longer running. Returns
+    how many went; never raises (a leftover is clutter, not a reason to fail)."""
+    directory, prefix = os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}{TEMP_INFIX}"
+    removed = 0
+    try:
+        names = [name for name in os.listdir(directory) if name.startswith(prefix)]
+    except OSError:
+        return 0
+    for name in names:
+        pid = name[len(prefix):]
+        if not pid.isdigit() or _pid_running(int(pid)):
+            continue
+        candidate = os.path.join(directory, name)
+        try:
+            st = os.lstat(candidate)
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid():
+                os.unlink(candidate)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def _pid_running(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # this process is not writing it now: a leftover from a crashed one with our pid
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    return pid > 0
 
 
 class NotRegular(Exception):

@@ -1,10 +1,13 @@
 """Bounded execution of a child in its own process group (spec §1.0, §3).
 
-Every child runs in a new session/process group so that a timeout, an interruption or a
-normal exit can take its whole tree down (TERM → grace → KILL) and nothing it spawned into the
-group outlives the call. Output goes to unnamed temp files, never pipes, so a chatty child
-cannot deadlock the supervisor. `tick` is called about once per `tick_interval` while the
-child runs (heartbeats), `should_stop` is polled at the same rate (signals).
+Every child runs in a new session/process group, and every way out of `run` (normal exit with
+any code, timeout, interruption, an exception) ends that whole group the same way (TERM → grace
+→ KILL) before the result is returned, so nothing it spawned into the group (`cmd &`) outlives
+the call. A descendant that calls setsid()/setpgid() itself has left the group and is out of
+reach: no process-group kill can find it (out of scope, as for the original Maestro). Output
+goes to unnamed temp files, never pipes, so a chatty child cannot deadlock the supervisor.
+`tick` is called about once per `tick_interval` while the child runs (heartbeats),
+`should_stop` is polled at the same rate (signals).
 """
 
 import os
@@ -48,19 +51,36 @@ def _group_alive(pgid: int) -> bool:
 
 
 def terminate_group(proc: subprocess.Popen, grace: float) -> None:
-    """TERM the group, wait up to `grace`, then KILL whatever is left; reap the leader."""
+    """End the whole group: TERM, wait up to `grace` for it to empty, KILL whatever is left,
+    reap the leader, then wait (bounded) until the group is gone.
+
+    Called on every path, a clean exit included: a leader that already exited may have left
+    children in the group (`sleep 60 & echo ok`), and they get the same TERM-first chance to
+    clean up as on a timeout. Costs nothing when the group is already empty (TERM finds no one).
+    A killed member that its new parent has not reaped yet still counts as present, hence the
+    bounded waits rather than open-ended ones.
+    """
     pgid = proc.pid
     kill_group(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if proc.poll() is not None and not _group_alive(pgid):
-            break
-        time.sleep(0.02)
+    if _wait_gone(proc, pgid, grace):
+        return
     kill_group(pgid, signal.SIGKILL)
     try:
         proc.wait(timeout=max(grace, 1.0))
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
         pass
+    _wait_gone(proc, pgid, max(grace, 1.0))
+
+
+def _wait_gone(proc: subprocess.Popen, pgid: int, seconds: float) -> bool:
+    """True once the leader is reaped and nothing is left in its group, within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if proc.poll() is not None and not _group_alive(pgid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
 
 
 def run(
@@ -106,10 +126,7 @@ def run(
                     interrupted = True
                     break
         finally:
-            if proc.poll() is None or timed_out or interrupted:
-                terminate_group(proc, grace)
-            else:
-                kill_group(proc.pid, signal.SIGKILL)  # stragglers the leader left in its group
+            terminate_group(proc, grace)  # every path: what the leader left in its group ends too
         out.seek(0)
         err.seek(0)
         rc = TIMEOUT_RC if timed_out else proc.returncode

@@ -7,6 +7,7 @@ heartbeat first, then the companion transport that beats it during every call, t
 provenance (tree digests, baseline, dispatch log) that beats it while hashing, and last the lease
 that is handed all of them. Nothing is wired by assigning to an object after it is built."""
 
+import functools
 import os
 import time
 
@@ -113,6 +114,8 @@ class WriteContext:
                                         tick=self.heartbeat.beat, should_stop=signal_state.stop_requested)
         self.lease = WriteLease(
             self.git_dir, writers=self.transport.global_writers if self.transport is not None else _writers_unknown,
+            release_writers=(functools.partial(self.transport.global_writers, interruptible=False)
+                             if self.transport is not None else _writers_unknown),
             digest=self.provenance.digest, emit=self.emit, log_dispatch=self.provenance.log_dispatch,
             baseline=self.provenance.baseline, session=self.session, heartbeat=self.heartbeat,
             wait_budget=knobs.lock_wait().value, wait_poll=knobs.lock_wait_poll().value,
@@ -144,6 +147,5 @@ class WriteContext:
         return WriteTurn(
             lease=self.lease, joblock_factory=self.joblock, transport=self.transport, pins=read_pins(), emit=self.emit,
             signals=self.signals, max_idle=max_idle, poll=poll, max_total=knobs.max_dispatch(write=True).value,
-            scratch_dir=os.environ.get("TMPDIR") or "/tmp", clock=time.monotonic,
-            retry_sleep=knobs.retry_sleep().value,
+            clock=time.monotonic, retry_sleep=knobs.retry_sleep().value,
         )

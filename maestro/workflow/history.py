@@ -2,8 +2,11 @@
 
 Both the NEEDS_ANSWERS stop history and the STUCK attempt history are quoted (`> ` on every
 line) so a line inside them can never pass for a delimiter or a new instruction, bounded to
-64 KiB per block (the newest text is kept), and published by temp file + rename next to the
-resolved plan, so a failure leaves the plan byte-identical.
+64 KiB per block (the newest text is kept: the end is where a failure is printed; the cut may
+fall inside a line, which is then re-quoted), and published by temp file + rename next to the
+resolved plan, so a failure leaves the plan byte-identical. The attempt history arrives already
+bounded by workflow/attempts.py with room for this quoting and wrapper, so it is not cut again
+here and keeps its own MAESTRO_ATTEMPT_HISTORY_TRUNCATED line.
 """
 
 import os
@@ -11,7 +14,7 @@ import os
 from maestro.util import atomic
 
 MAX_BLOCK_BYTES = 64 * 1024
-TRUNCATED = "MAESTRO_HISTORY_TRUNCATED: older lines were dropped to keep this block under 64 KiB"
+TRUNCATED = "MAESTRO_HISTORY_TRUNCATED: older text was dropped to keep this block under 64 KiB"
 
 
 def quoted(text: str) -> str:
@@ -20,12 +23,19 @@ def quoted(text: str) -> str:
 
 
 def bounded(body: str, budget: int) -> str:
+    """The quoted `body` within `budget` bytes: its last bytes, under a quoted TRUNCATED line.
+
+    The cut is by bytes, not whole lines, so one huge last line still keeps its end; a line cut
+    in the middle gets its "> " back, so every line of the block stays quoted."""
     data = body.encode("utf-8")
     if len(data) <= budget:
         return body
-    tail = data[-(budget - len(TRUNCATED) - 64):].decode("utf-8", "ignore")
-    tail = tail[tail.find("\n") + 1 :] if "\n" in tail else tail
-    return f"> {TRUNCATED}\n{tail}"
+    head = f"> {TRUNCATED}\n"
+    keep = budget - len(head.encode("utf-8")) - 2  # 2: the "> " a line cut in the middle gets back
+    tail = data[-keep:].decode("utf-8", "ignore")
+    if data[-keep - 1 : -keep] != b"\n":
+        tail = "> " + tail
+    return head + tail
 
 
 def block(begin: str, end: str, text: str) -> str:

@@ -5,7 +5,6 @@ Read turns take no write lease, so unlike WriteContext there is no heartbeat and
 The repository lookup and the companion discovery are WriteContext's own (workflow/context.py).
 """
 
-import os
 import time
 
 from maestro import knobs
@@ -41,6 +40,6 @@ class ReadContext:
         return ReadTurn(
             joblock_factory=self.joblock, transport=self.transport, routing=routing,
             emit=self.emit, signals=self.signals, max_idle=max_idle, poll=poll,
-            max_total=knobs.max_dispatch(write=False).value, scratch_dir=os.environ.get("TMPDIR") or "/tmp",
-            clock=time.monotonic, retry_sleep=knobs.retry_sleep().value,
+            max_total=knobs.max_dispatch(write=False).value, clock=time.monotonic,
+            retry_sleep=knobs.retry_sleep().value,
         )

@@ -101,8 +101,7 @@ class ReadTurn(CompanionTurn):
                 outcome.rc, outcome.interrupted = Exit.FAILED, True
                 return outcome
             turn_started = self.clock()
-            rc, job, output = self.transport.launch(prompt, write=False, model=route.model, effort=route.flag,
-                                                    scratch_dir=self.scratch_dir)
+            rc, job, output = self.transport.launch(prompt, write=False, model=route.model, effort=route.flag)
             if rc != Exit.OK:
                 outcome.evidence.append(output)
                 return outcome

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from maestro.errors import Exit
-from maestro.messages import CLEAR_LEASE, PIN_MODELS
+from maestro.messages import CLEAR_JOB_LOCK, CLEAR_LEASE, PIN_MODELS
 
 CONTRACT = """
 
@@ -106,8 +106,8 @@ def write_routing(pins):
 class CompanionTurn:
     """What every companion turn carries: its job lock, transport, budgets and clock."""
 
-    def __init__(self, *, joblock_factory, transport, emit, signals, max_idle, poll, max_total, scratch_dir,
-                 clock, retry_sleep=3.0):
+    def __init__(self, *, joblock_factory, transport, emit, signals, max_idle, poll, max_total, clock,
+                 retry_sleep=3.0):
         self.joblock_factory = joblock_factory
         self.transport = transport
         self.emit = emit
@@ -115,7 +115,6 @@ class CompanionTurn:
         self.max_idle = max_idle
         self.poll = poll
         self.max_total = max_total
-        self.scratch_dir = scratch_dir
         self.clock = clock
         self.retry_sleep = retry_sleep
         self.job = ""
@@ -143,8 +142,7 @@ class WriteTurn(CompanionTurn):
                 return outcome
             turn_started = self.clock()
             model, effort, _ = routing
-            rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort,
-                                                    scratch_dir=self.scratch_dir)
+            rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort)
             if rc != Exit.OK:
                 outcome.evidence.append(f"LOOP_ERROR: {output}")
                 return outcome
@@ -209,13 +207,24 @@ class WriteTurn(CompanionTurn):
         return True
 
     def _unnamed_job(self, outcome: TurnOutcome, output: str) -> TurnOutcome:
-        """A launch that printed no job id may still have started one: poison the lease (rc 125)."""
-        self.lease.stage_poison("unknown", "launch-publication-failed")
-        self.lease.promote_poison()
+        """A launch that printed no job id may still have started one that nobody can name or cancel:
+        poison the lease and keep it and the job lock (the caller keeps that one), rc 125. When even
+        the poison cannot be written, the lease is kept in memory so that release() leaves it on disk."""
+        if self.lease.stage_poison("unknown", "launch-publication-failed"):
+            self.lease.promote_poison()
+        else:
+            self.lease.retain("a job launched without a job id may still be running and its poison could not be "
+                              "staged")
+            self.emit("MAESTRO_LOCK: could not stage poison for job=unknown reason=launch-publication-failed; the job "
+                      "was not cancelled and may still be running (log=unknown). Recover only after no Codex job is "
+                      f"writing: {CLEAR_LEASE}")
         outcome.rc = Exit.POISONED
         outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
                              f"WATCHDOG_POISONED: the companion launched without a job id; quiescence "
-                             f"unconfirmed. Output: {output[-500:]}"]
+                             f"unconfirmed. Output: {output[-500:]}",
+                             "WATCHDOG_POISONED: the write lease and the companion job lock are retained. Check "
+                             f"`status`; once no Codex job is writing, recover with: {CLEAR_LEASE} (then "
+                             f"{CLEAR_JOB_LOCK} if the job lock is still held)"]
         return outcome
 
     def _follow(self, outcome: TurnOutcome, joblock, routing, turn_started: float) -> TurnOutcome:
@@ -284,6 +293,13 @@ class WriteTurn(CompanionTurn):
                                 f"{CLEAR_LEASE}")
         return outcome
 
+    def _log_of(self, job: str) -> str:
+        """The job's log path: as its status last named it, else asked for once (a pending signal cuts the
+        question short), else 'unknown'."""
+        if self.transport.log_file(job) == "unknown" and job != "unknown":
+            self.transport.status(job, timeout=10.0)
+        return self.transport.log_file(job)
+
     def _cancel(self, outcome: TurnOutcome, reason: str, joblock) -> TurnOutcome:
         """Stage poison first, then cancel (spec §1.5/§3); a live turn's peers are cancelled too."""
         job = outcome.job or "unknown"
@@ -291,16 +307,20 @@ class WriteTurn(CompanionTurn):
         request = "not-attempted"
         if staged and outcome.job:
             request = "acknowledged" if self.transport.cancel(job) else "unconfirmed"
-            self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={job} log=unknown")
+            self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={job} log={self.transport.log_file(job)}")
             if reason.startswith("signal-"):
                 for other, write in sorted((self.transport.global_writers(interruptible=False) or {}).items()):
                     if write and other != job:
                         self.transport.cancel(other)
-                        self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={other} log=unknown")
+                        self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={other} "
+                                  f"log={self.transport.log_file(other)}")
         elif not staged:
+            # Nothing on disk says this job may still write: keep the lease by hand, and tell the
+            # person everything needed to find the job and recover once it has stopped.
+            self.lease.retain(f"cancellation poison for job={job} could not be staged and the job was not cancelled")
             self.emit(f"MAESTRO_LOCK: could not stage cancellation poison for job={job} reason={reason}; the job was "
-                      "not cancelled and may still be running. Recover only after no Codex job is writing: "
-                      f"{CLEAR_LEASE}")
+                      f"not cancelled and may still be running (log={self._log_of(job)}). The write lease is kept. "
+                      f"Recover only after no Codex job is writing: {CLEAR_LEASE}")
         if staged:
             self.lease.promote_poison()
         if reason == "deadline":

@@ -239,7 +239,7 @@ def check(doc, bom, values):
 
 def test_generated_documents_change_only_the_two_pinned_keys():
     rng = random.Random(SEED)
-    started = time.monotonic()
+    started = time.process_time()  # this process's CPU time: what the editor costs, not how busy the machine is
     shapes = {"crlf": 0, "bom": 0, "no-final-newline": 0, "replaced": 0, "inserted": 0, "tables": 0}
     for index in range(DOCUMENTS):
         doc, bom = generate(rng)
@@ -261,7 +261,7 @@ def test_generated_documents_change_only_the_two_pinned_keys():
         shapes["inserted"] += sum(1 for _, pin, _ in doc.parts if pin) < 2
         shapes["tables"] += "[" in text
     assert all(count >= 50 for count in shapes.values()), shapes
-    assert time.monotonic() - started < 20
+    assert time.process_time() - started < 20
 
 
 @pytest.mark.parametrize(

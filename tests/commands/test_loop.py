@@ -1,7 +1,7 @@
 """`loop` end to end: real processes, a real git repo, the fake companion. Every exit state."""
 
 import subprocess
-import time
+import threading
 
 import pytest
 from testing.processes import TERM, finish, run, start, wait_for
@@ -218,13 +218,30 @@ def test_busy_lease_blocks_a_second_loop(repo, fake):
     finish(first, TERM)
 
 
+def read_until(proc, needle, timeout):
+    """Read `proc`'s stdout line by line until a line holds `needle` (True) or `timeout` passes (False).
+    The lines read are consumed: a later `finish` returns only what follows."""
+    found = threading.Event()
+
+    def reader():
+        for line in proc.stdout:
+            if needle in line:
+                found.set()
+                return
+
+    threading.Thread(target=reader, daemon=True).start()
+    return found.wait(timeout)
+
+
 def test_term_while_waiting_for_the_lease_spares_the_owner(repo, fake):
     fake.set(turn_seconds=None, log_growth_bytes=10)
     owner = start("loop", "--plan", str(plan(repo)), "--verify", "true", "--poll", "1", cwd=repo)
     assert wait_for(lambda: fake.calls("task"), timeout=20)
     waiter = start("loop", "--plan", str(plan(repo)), "--verify", "true", cwd=repo,
                    env={"MAESTRO_LOCK_WAIT_SEC": "600", "MAESTRO_LOCK_WAIT_POLL_SEC": "30"})
-    time.sleep(0.8)  # let the waiter reach its wait (it sleeps 30 s between looks)
+    # TERM only once the waiter says it waits (it sleeps 30 s between looks): a fixed sleep is too short on a
+    # busy machine, and a TERM before its signal handlers are in place would kill it outright.
+    assert read_until(waiter, "MAESTRO_LOCK: waiting for the write lease", timeout=30)
     result = finish(waiter, TERM, timeout=10)
     assert result.rc == 4 and result.out.splitlines()[-1] == "MAESTRO_FINAL: LOOP INTERRUPTED rc=4"
     assert "interrupted while waiting for the write lease" in result.out

@@ -133,5 +133,5 @@ def test_a_killed_lock_holder_does_not_block_the_next_selector(home):
     result = subprocess.run([*launcher(), str(gate), "model-select", "after-kill", "low"], capture_output=True,
                             timeout=60)
     assert result.returncode == 0, result.stderr.decode()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 9  # did not wait out the 10 s lock wait (room for a busy machine)
     assert published(codex)[0] == ("after-kill", "low", "medium", "after-kill")

@@ -142,7 +142,14 @@ def test_pin_verification_mismatch_only_warns(repo, fake, home):
     result = watchdog(repo)
     assert_final(result, "DONE", 0)
     assert fake.calls("task")[0]["argv"][3:5] == ["--model", "gpt-impl"]
-    assert "pin verification warning" not in result.out
+    assert "pin verification warning" not in result.out  # the job ran on the pinned model: nothing to say
+    fake.set(turn_seconds=0, recorded_model="gpt-substituted")  # the companion ran the job on another model
+    result = watchdog(repo)
+    assert_final(result, "DONE", 0)  # a warning, not a refusal
+    assert fake.calls("task")[1]["argv"][3:5] == ["--model", "gpt-impl"]
+    warnings = [line for line in result.out.splitlines() if "pin verification warning" in line]
+    assert len(warnings) == 1 and "requested model=gpt-impl" in warnings[0], result.out
+    assert "recorded model=gpt-substituted" in warnings[0]
 
 
 def test_read_only_model_override_refuses_a_write_before_any_lock_or_job(repo, fake):

@@ -34,10 +34,16 @@ BYPASSES_3 = [
     ("node-function", "node -e 'Function(\"r\",\"r(\\\"fs\\\").rmSync(\\\"src/app.py\\\")\")(require)'"),
     ("node-vm", "node -e 'require(\"vm\").runInNewContext(\"r(\\\"fs\\\").unlinkSync(\\\"src/app.py\\\")\",{r:require})'"),
     ("perl-string-eval", "perl -e 'eval q{unlink \"src/app.py\"}'"),
+    # a string inside an interpolation inside a string (found by the planted-bug run, issue 17): the scanner
+    # ended the outer string at the inner quote and read the rest as a comment
+    ("ruby-nested-interpolation", "ruby -e 'puts \"#{puts \"#{File.write(%q(src/app.py), %q(y))}\"}\"'"),
+    ("ruby-nested-interpolation-3", "ruby -e 'p \"#{p \"#{p \"#{File.delete(%q(src/app.py))}\"}\"}\"'"),
+    ("node-nested-template", "node -e 'console.log(`${`${require(\"fs\").rmSync(\"src/app.py\")}`}`)'"),
 ]
 
 STILL_ALLOWED = [
     "cd src && ls",
+    "ruby -e 'puts \"#{puts \"#{1 + 1}\"}\"'",  # nested interpolation that writes nothing
     "CDPATH= cd src && ls",
     "env --ignore-signal=INT ls",
     "env -i ls -la",

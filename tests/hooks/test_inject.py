@@ -17,7 +17,8 @@ REPO = "/nonexistent-maestro/repo"
 
 LOOP_FIRST_LINE = "ORCHESTRATOR/IMPLEMENTER LOOP — this prompt carries a code/design signal.\n"
 SETUP_FIRST_LINE = (
-    "CODEX MODEL SETUP — ask the user for the debate model, the implementation model, and separate\n"
+    "CODEX MODEL SETUP — ask the user for the debate model, the implementation model, and separate role-specific "
+    "efforts\n"
 )
 REVOKED_TAIL = "; direct-edit authorization revoked.\n"
 APPROVALS = ["onayl", "onay", "evet", "devam", "tamam", "olur", "approve", "ok", "okay", "go", "yes", "proceed"]
@@ -132,6 +133,21 @@ def test_19_never_negation_does_not_set_the_flag(maestro, home):
 def test_20_quoted_mention_does_not_set_the_flag(maestro, home, prompt):
     assert_quiet_ok(inject(maestro, prompt))
     assert_no_flag(home)
+
+
+QUOTED_ALONE = ['"edit it yourself"', "`edit it yourself`", "\u201cedit it yourself\u201d", "'edit it yourself'",
+                "\u2018edit it yourself\u2019", "\u00abedit it yourself\u00bb", "\u300cedit it yourself\u300d",
+                "\u201eedit it yourself\u201c", "\u2039edit it yourself\u203a", "\u300eedit it yourself\u300f"]
+
+
+def test_20_the_phrase_quoted_alone_never_sets_the_flag_and_bare_it_does(maestro, home):
+    """Nothing but the quotes tells these prompts from the directive itself, so only the quotation rule keeps
+    the flag down: asserted after every prompt (a flag set by one would otherwise hide behind the next)."""
+    for prompt in QUOTED_ALONE:
+        assert_quiet_ok(inject(maestro, prompt))
+        assert not os.path.lexists(flag_path(home)), f"the flag was set by {prompt!r}"
+    inject(maestro, "edit it yourself")  # the control: the same words, unquoted, are the directive
+    assert_flag_set(home)
 
 
 def test_21_mention_context_does_not_set_the_flag(maestro, home):
@@ -558,8 +574,8 @@ def test_pathological_prompts_are_parsed_in_linear_time(maestro):
 
     from maestro.hooks import directive
 
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a busy machine does not count against the parser
     assert directive.has_work_signal("a" * 1_000_000 + " README.md") is False
     assert directive.opens_gate("don't edit it yourself " * 20_000) is False
     assert directive.opens_gate("don't edit it yourself. " * 20_000 + "edit it yourself") is True
-    assert time.monotonic() - started < 15
+    assert time.process_time() - started < 15

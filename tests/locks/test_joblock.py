@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
@@ -62,9 +63,18 @@ def test_acquire_and_release_leave_nothing_behind(tmp_path):
 def test_live_holder_blocks_then_releases_to_a_waiter(tmp_path):
     first, _ = lock(tmp_path)
     assert first.acquire() == 0
-    second, rec = lock(tmp_path, wait_budget=5, wait_poll=0.05)
-    threading.Timer(0.3, first.release).start()
+    # The holder releases from another thread once the waiter's first sleep has begun (a timer started
+    # beforehand can fire before the waiter even looks, when the machine is busy).
+    releaser = threading.Thread(target=first.release)
+
+    def sleep(seconds):
+        if releaser.ident is None:
+            releaser.start()
+        time.sleep(seconds)
+
+    second, rec = lock(tmp_path, wait_budget=60, wait_poll=0.05, sleep=sleep)
     assert second.acquire() == 0
+    releaser.join()
     assert rec.lines[0].startswith("MAESTRO_JOB_LOCK: waiting for class=read job=unknown session=me — ")
 
 
@@ -94,6 +104,28 @@ def test_dead_holder_without_job_is_reclaimed_only_when_nothing_runs(tmp_path):
     assert busy.acquire() == 11 and "a job it may have launched is still running" in rec.text()
     idle, rec = lock(tmp_path, writers=lambda: {})
     assert idle.acquire() == 0 and "reclaimed the job lock of a dead holder" in rec.text()
+
+
+def test_dead_holder_without_job_waits_for_a_running_read_job_too(tmp_path):
+    """Any running job may be the one it launched, read or write: the lock is not reclaimed under it."""
+    fabricate(str(tmp_path), pid=dead_pid())
+    busy, rec = lock(tmp_path, writers=lambda: {"task-r-1": False})
+    assert busy.acquire() == 11 and "a job it may have launched is still running" in rec.text()
+    assert os.path.isdir(os.path.join(tmp_path, joblock.LOCK_NAME))
+    assert joblock.clear(str(tmp_path), job_status=lambda j: None, writers=lambda: {"task-r-1": False},
+                         emit=Rec()) == 11
+
+
+def test_live_holder_whose_identity_is_unconfirmed_is_alive(tmp_path):
+    """pid alive but its start time unreadable: it may be the holder, so its lock is neither reclaimed nor cleared."""
+    path = fabricate(str(tmp_path), pid=os.getpid(), job="task-a-1", start="unavailable")
+    assert identity.owner_state(os.getpid(), "unavailable") == identity.ALIVE_UNCONFIRMED
+    assert joblock.holder_alive(claimlib.LockDir(path).read_record("metadata"))
+    held, rec = lock(tmp_path)  # its job is terminal: only the holder's liveness keeps the lock
+    assert held.acquire() == 11 and "companion job lock is busy (class=write job=task-a-1" in rec.text()
+    rec = Rec()
+    assert joblock.clear(str(tmp_path), job_status=lambda j: "terminal", writers=lambda: {}, emit=rec) == 11
+    assert f"holder pid={os.getpid()} is alive" in rec.text() and os.path.isdir(path)
 
 
 def test_reused_pid_is_not_a_live_holder(tmp_path):

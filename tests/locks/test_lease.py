@@ -108,10 +108,19 @@ def test_second_acquirer_is_blocked_by_a_live_owner_without_waiting(git_dir):
 def test_waiter_gets_the_lease_when_the_owner_releases(git_dir):
     first = make(git_dir, Recorder())
     assert first.acquire() == 0
-    threading.Timer(0.3, first.release).start()
+    # The owner releases while the waiter waits: from another thread, once the waiter's first sleep has begun
+    # (a timer started beforehand can fire before the waiter even looks, when the machine is busy).
+    releaser = threading.Thread(target=first.release)
+
+    def sleep(seconds):
+        if releaser.ident is None:
+            releaser.start()
+        time.sleep(seconds)
+
     rec = Recorder()
-    second = make(git_dir, rec, wait_budget=5, wait_poll=0.05)
+    second = make(git_dir, rec, wait_budget=60, wait_poll=0.05, sleep=sleep)
     assert second.acquire() == 0
+    releaser.join()
     assert rec.lines[0].startswith("MAESTRO_LOCK: waiting for the write lease held by job=unknown session=sess-1 — ")
     assert rec.lines[0].endswith("arrival order is not guaranteed")
     assert sum("waiting for the write lease" in line for line in rec.lines) == 1  # throttled to one per 30 s
@@ -122,7 +131,7 @@ def test_poisoned_lease_blocks_immediately_and_names_clear_lease(git_dir):
     rec = Recorder()
     start = time.monotonic()
     assert make(git_dir, rec, wait_budget=30).acquire() == 11
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 15  # far below the 30 s it would have waited, whatever the machine's load
     assert "quiescence is unconfirmed for job=task-abc-123 session=other-session reason=deadline" in rec.text()
     assert "loop --clear-lease" in rec.text()
 
@@ -303,6 +312,32 @@ def test_clear_needs_a_stale_heartbeat_and_a_dead_owner(git_dir):
     rec = Recorder()
     assert clear(git_dir, rec, heartbeat_stale=90) == 11
     assert "heartbeat is stale but the recorded owner process is still alive" in rec.text()
+
+
+def test_clear_refuses_a_live_owner_whose_identity_is_unconfirmed(git_dir):
+    """pid alive but its start time unreadable: the writer may be the recorded one, so it is not dead."""
+    old = int(time.time()) - 1000
+    path = fabricate(git_dir, pid=os.getpid(), start="unavailable", started_epoch=old, heartbeat_epoch=old)
+    assert identity.owner_state(os.getpid(), "unavailable") == identity.ALIVE_UNCONFIRMED
+    rec = Recorder()
+    assert clear(git_dir, rec, heartbeat_stale=90) == 11
+    assert "still alive or its identity is unconfirmed" in rec.text()
+    assert os.path.isdir(path) and claimlib.LockDir(path).read_record("metadata")["pid"] == str(os.getpid())
+
+
+@pytest.mark.parametrize("age, rc", [(89, 11), (90, 11), (91, 0)])
+def test_clear_heartbeat_staleness_boundary(git_dir, age, rc):
+    """A heartbeat exactly `heartbeat_stale` seconds old is still healthy: only an older one is stale."""
+    now = 2_000_000_000
+    path = fabricate(git_dir, pid=dead_pid(), started_epoch=now - 5000, heartbeat_epoch=now - age)
+    rec = Recorder()
+    assert clear(git_dir, rec, heartbeat_stale=90, clock=lambda: now) == rc, rec.text()
+    assert os.path.exists(path) == (rc == 11)
+    if rc == 11:
+        assert "write lease is healthy and not this command's to clear" in rec.text()
+        assert rec.text().endswith(f"heartbeat {age}s old")
+    else:
+        assert f"last sign of life {age}s ago" in rec.text()
 
 
 def test_clear_removes_a_stale_dead_owners_lease(git_dir):
