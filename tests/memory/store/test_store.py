@@ -487,6 +487,20 @@ def test_26_a_batch_adds_in_order_and_reports_duplicates(maestro, mem_root, tmp_
     assert grammar.branches(envelope["results"][1]["entry"]) == ("main",)
 
 
+def fail_the_second_write(monkeypatch, txn):
+    """Make the transaction's second file write fail with ENOSPC; (the real writer, the paths written)."""
+    real_write, calls = txn._write, []
+
+    def failing(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real_write(path, data)
+
+    monkeypatch.setattr(txn, "_write", failing)
+    return real_write, calls
+
+
 @pytest.mark.source_only
 def test_26_a_write_failing_mid_commit_restores_the_files_already_written(store, mem_root, monkeypatch, maestro):
     if maestro.target == "pyz":
@@ -497,15 +511,7 @@ def test_26_a_write_failing_mid_commit_restores_the_files_already_written(store,
 
     store.add("memory", "existing entry")
     before = (mem_root / "MEMORY.md").read_bytes()
-    real_write, calls = txn._write, []
-
-    def failing(path, data):
-        calls.append(path)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        real_write(path, data)
-
-    monkeypatch.setattr(txn, "_write", failing)
+    real_write, calls = fail_the_second_write(monkeypatch, txn)
     with pytest.raises(StoreError) as caught:
         store.batch([AddRequest("memory", "new one"), AddRequest("user", "new two")])
     assert caught.value.reason == "io" and "nothing was changed" in caught.value.message
@@ -522,15 +528,7 @@ def test_26_a_failed_batch_removes_the_track_files_it_had_created(store, mem_roo
     from maestro.memory.store.errors import StoreError
     from maestro.memory.store.tracks import AddRequest
 
-    real_write, calls = txn._write, []
-
-    def failing(path, data):
-        calls.append(path)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        real_write(path, data)
-
-    monkeypatch.setattr(txn, "_write", failing)
+    real_write, calls = fail_the_second_write(monkeypatch, txn)
     with pytest.raises(StoreError) as caught:
         store.batch([AddRequest("memory", "new one"), AddRequest("user", "new two")])
     assert caught.value.reason == "io" and "nothing was changed" in caught.value.message
