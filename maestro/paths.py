@@ -95,28 +95,16 @@ def private_prompts_dir() -> str:
     non-directory or one owned by another user is refused with a MaestroError (exit 3). Whoever
     could swap or edit a prompt file between our write and the companion's read could rewrite a
     Codex write job, so a shared temp directory will not do (issue 17)."""
-    import stat
-
     from maestro.errors import MaestroError
+    from maestro.util.atomic import NotPrivate, ensure_private_dir
 
     for directory in (maestro_dir(), prompts_dir()):
         try:
-            os.mkdir(directory, 0o700)
-        except FileExistsError:
-            pass
+            ensure_private_dir(directory)
+        except NotPrivate as exc:
+            raise MaestroError(f"{directory} {exc.problem}; maestro writes prompt files only into a private "
+                               f"directory of yours — move it away and maestro recreates it (mode 0700)") from None
         except OSError as exc:
             raise MaestroError(f"cannot create the private prompt directory {directory}: "
                                f"{exc.strerror or exc}") from None
-        try:
-            st = os.lstat(directory)
-            problem = ("is a symlink" if stat.S_ISLNK(st.st_mode)
-                       else "is not a directory" if not stat.S_ISDIR(st.st_mode)
-                       else f"is owned by another user (uid {st.st_uid})" if st.st_uid != os.geteuid() else "")
-            if not problem and stat.S_IMODE(st.st_mode) != 0o700:
-                os.chmod(directory, 0o700)
-        except OSError as exc:
-            problem = f"cannot be checked ({exc.strerror or exc})"
-        if problem:
-            raise MaestroError(f"{directory} {problem}; maestro writes prompt files only into a private directory "
-                               f"of yours — move it away and maestro recreates it (mode 0700)")
     return prompts_dir()

@@ -61,8 +61,17 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True
         fsync_dir(directory)
 
 
+class NotPrivate(OSError):
+    """A path that cannot be made a private directory of ours; `problem` says why ("is a symlink", …)."""
+
+    def __init__(self, path: str, problem: str):
+        super().__init__(f"not a private directory: {path}")
+        self.path, self.problem = path, problem
+
+
 def ensure_private_dir(path: str) -> None:
-    """Create `path` (and parents) with mode 0700; refuse a symlink or non-directory."""
+    """Create `path` (and parents) with mode 0700; close one of ours that is open to 0700; refuse
+    (NotPrivate) a symlink, a non-directory or a directory another user owns."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -74,8 +83,12 @@ def ensure_private_dir(path: str) -> None:
         except FileExistsError:
             pass
         st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        raise OSError(f"not a private directory: {path}")
+    if stat.S_ISLNK(st.st_mode):
+        raise NotPrivate(path, "is a symlink")
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotPrivate(path, "is not a directory")
+    if st.st_uid != os.geteuid():
+        raise NotPrivate(path, f"is owned by another user (uid {st.st_uid})")
     if stat.S_IMODE(st.st_mode) != 0o700:
         os.chmod(path, 0o700)
 
