@@ -3,12 +3,11 @@
 import os
 import subprocess
 import sys
-import threading
-import time
 
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
 from maestro.locks import joblock
+from testing.waiting import release_once_waiting
 
 
 class Rec:
@@ -63,18 +62,10 @@ def test_acquire_and_release_leave_nothing_behind(tmp_path):
 def test_live_holder_blocks_then_releases_to_a_waiter(tmp_path):
     first, _ = lock(tmp_path)
     assert first.acquire() == 0
-    # The holder releases from another thread once the waiter's first sleep has begun (a timer started
-    # beforehand can fire before the waiter even looks, when the machine is busy).
-    releaser = threading.Thread(target=first.release)
-
-    def sleep(seconds):
-        if releaser.ident is None:
-            releaser.start()
-        time.sleep(seconds)
-
+    sleep, released = release_once_waiting(first.release)  # the owner releases while the waiter waits
     second, rec = lock(tmp_path, wait_budget=60, wait_poll=0.05, sleep=sleep)
     assert second.acquire() == 0
-    releaser.join()
+    released()
     assert rec.lines[0].startswith("MAESTRO_JOB_LOCK: waiting for class=read job=unknown session=me — ")
 
 

@@ -7,7 +7,6 @@ and "other owners" are fabricated lock directories in the original Maestro's on-
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -16,6 +15,7 @@ from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
 from maestro.locks import lease
 from maestro.locks import lease_clear
+from testing.waiting import release_once_waiting
 
 
 class Recorder:
@@ -108,19 +108,11 @@ def test_second_acquirer_is_blocked_by_a_live_owner_without_waiting(git_dir):
 def test_waiter_gets_the_lease_when_the_owner_releases(git_dir):
     first = make(git_dir, Recorder())
     assert first.acquire() == 0
-    # The owner releases while the waiter waits: from another thread, once the waiter's first sleep has begun
-    # (a timer started beforehand can fire before the waiter even looks, when the machine is busy).
-    releaser = threading.Thread(target=first.release)
-
-    def sleep(seconds):
-        if releaser.ident is None:
-            releaser.start()
-        time.sleep(seconds)
-
+    sleep, released = release_once_waiting(first.release)  # the owner releases while the waiter waits
     rec = Recorder()
     second = make(git_dir, rec, wait_budget=60, wait_poll=0.05, sleep=sleep)
     assert second.acquire() == 0
-    releaser.join()
+    released()
     assert rec.lines[0].startswith("MAESTRO_LOCK: waiting for the write lease held by job=unknown session=sess-1 — ")
     assert rec.lines[0].endswith("arrival order is not guaranteed")
     assert sum("waiting for the write lease" in line for line in rec.lines) == 1  # throttled to one per 30 s
