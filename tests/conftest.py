@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from testing.paths import FAKE_COMPANION, PYZ, ROOT, TARGET
+from testing import in_process
+from testing.paths import FAKE_COMPANION, PYZ, ROOT, TARGET, launch_count, note_launch
 from testing.companion import FakeCompanion
 from testing.git import git_repo
 from testing.memory import Clock
@@ -33,6 +34,33 @@ class Result:
     rc: int
     out: str
     err: str
+
+
+def pytest_collection_modifyitems(config, items):
+    """Against the archive, skip the tests that never run it (tests/testing/in_process.py): the source run has them."""
+    if TARGET != "pyz":
+        return
+    kept = [item for item in items if not item.get_closest_marker(in_process.MARKER)]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker(in_process.MARKER)])
+        items[:] = kept
+
+
+_MODULE_TEXT = {}
+
+
+@pytest.fixture(autouse=True)
+def in_process_tests_stay_in_process(request):
+    """A test marked `in_process` that reaches the archive would be lost from the pyz run: fail it here."""
+    marked = request.node.get_closest_marker(in_process.MARKER)
+    before = launch_count()
+    yield
+    if marked and TARGET != "pyz":
+        path = request.node.path
+        text = _MODULE_TEXT.setdefault(path, path.read_text(encoding="utf-8"))
+        why = in_process.violation(text, launch_count() - before, request.node.fixturenames)
+        if why:
+            pytest.fail(f"marked in_process, but {why}: remove the marker from {path.name}", pytrace=False)
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +104,7 @@ class Runner:
     def __call__(self, *args, stdin=b"", env=None, cwd=None) -> Result:
         if isinstance(stdin, str):
             stdin = stdin.encode("utf-8")
+        note_launch()
         if TARGET == "pyz":
             full_env = dict(os.environ, **(env or {}))
             proc = subprocess.run(

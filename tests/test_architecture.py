@@ -12,6 +12,8 @@ import pytest
 
 from testing import ROOT
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 PACKAGE = ROOT / "maestro"
 MAX_LINES = 400
 

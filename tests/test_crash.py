@@ -4,7 +4,11 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from maestro import crash
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 def _mode(path):

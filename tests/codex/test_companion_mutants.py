@@ -5,7 +5,11 @@ STATUS_LOSS_LIMIT unreadable statuses in a row.
 
 import json
 
+import pytest
+
 from maestro.codex import companion
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 def test_a_running_list_with_an_unreadable_entry_is_unknown_not_shorter():

@@ -13,6 +13,8 @@ from maestro.codex.companion import ARGV_PROMPT_LIMIT, Transport, write_prompt_f
 from maestro.errors import Exit, MaestroError
 from maestro.util.process import Completed
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 
 def prompts_dir(home):
     return home / ".maestro" / "prompts"

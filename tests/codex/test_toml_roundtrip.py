@@ -16,6 +16,8 @@ import pytest
 from maestro.codex.toml_edit import BOM, TomlEditError, set_top_level
 from maestro.codex.toml_edit import _same as same  # NaN-aware equality (TOML allows nan)
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 SEED = 20260820
 DOCUMENTS = 1500
 KEYS = ("model", "model_reasoning_effort")

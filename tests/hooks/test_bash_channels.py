@@ -21,6 +21,8 @@ from maestro.hooks.bash_channels_awk import awk_program_effects
 from maestro.hooks.bash_channels_scripts import sed_script_effects
 from maestro.hooks.targets import Run, Script, Target, Word
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 CWD = "/nonexistent-maestro/repo"
 STDIN = "<arguments from stdin>"
 

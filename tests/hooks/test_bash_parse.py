@@ -11,6 +11,8 @@ from maestro.hooks.bash_parse import (ARITH, ARRAY, CMDSUB, LIT, PARAM, PROCSUB,
                                       Pipeline, Simple, parse)
 from maestro.hooks.targets import BashSyntaxError
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 
 def only(command):
     """The single command of a one-command line."""

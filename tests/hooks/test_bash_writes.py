@@ -12,6 +12,8 @@ import maestro.hooks
 from maestro.hooks.bash_writes import MAX_NESTED, find_writes
 from maestro.hooks.targets import BashSyntaxError, Run, Script, Target, Word
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 CWD = "/work/repo"
 HOME = "/home/user"
 

@@ -17,6 +17,8 @@ from testing import ROOT
 from maestro.hooks.inline_code import code_writes
 from maestro.hooks.targets import Script, Target
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 U = None  # an unresolved path
 
 

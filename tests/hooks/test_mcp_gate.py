@@ -15,6 +15,8 @@ import pytest
 from maestro.hooks.mcp_gate import mcp_script, mcp_writes, split_tool_name, tool_words
 from maestro.hooks.targets import Script, Target
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -4,10 +4,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
 from maestro.locks import joblock
 from testing.waiting import release_once_waiting
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 class Rec:

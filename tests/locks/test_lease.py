@@ -17,6 +17,8 @@ from maestro.locks import lease
 from maestro.locks import lease_clear
 from testing.waiting import release_once_waiting
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 
 class Recorder:
     def __init__(self):

@@ -6,11 +6,15 @@ key is malformed (fail closed), not read as its last value.
 import os
 import time
 
+import pytest
+
 from maestro.locks import lease
 from maestro.locks import lease_clear
 from maestro.locks import lockdir as claimlib
 
 from test_lease import Recorder, dead_pid, fabricate, git_dir, make  # noqa: F401 - git_dir is a fixture
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 def test_a_heartbeat_written_by_another_interval_does_not_keep_a_dead_owners_lease_alive(git_dir):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from testing.paths import PYZ, ROOT, TARGET
+from testing.paths import PYZ, ROOT, TARGET, note_launch
 
 CANONICAL_TIME = datetime.datetime(2024, 5, 1, 10, 7)
 STAMP_RE = r"\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]"
@@ -25,6 +25,7 @@ class Clock:
 
 def command(*args):
     """argv that runs `maestro <args>` as a separate process against the selected target."""
+    note_launch()
     if TARGET == "pyz":
         return [sys.executable, "-I", "-S", str(PYZ), *args]
     return [sys.executable, "-m", "maestro", *args]

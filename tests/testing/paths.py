@@ -16,3 +16,15 @@ if str(ROOT) not in sys.path:
 TARGET = os.environ.get("MAESTRO_TEST_TARGET", "source")
 PYZ = Path(os.environ.get("MAESTRO_TEST_PYZ", ROOT / "dist" / "maestro.pyz")).resolve()
 FAKE_COMPANION = ROOT / "tests" / "fixtures" / "fake_companion.py"
+
+_LAUNCHES = [0]
+
+
+def note_launch() -> None:
+    """Called by every helper that runs `maestro` on the selected target (the `maestro` fixture, the process
+    runners): an `in_process` test must never get here (tests/testing/in_process.py)."""
+    _LAUNCHES[0] += 1
+
+
+def launch_count() -> int:
+    return _LAUNCHES[0]

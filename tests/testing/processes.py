@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from testing.paths import PYZ, ROOT, TARGET
+from testing.paths import PYZ, ROOT, TARGET, note_launch
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Run:
 
 
 def command(*args):
+    note_launch()
     if TARGET == "pyz":
         return [sys.executable, "-I", "-S", str(PYZ), *args]
     return [sys.executable, "-c", "import sys; sys.path.insert(0, %r); from maestro.cli import main; "

@@ -4,7 +4,11 @@ import datetime
 import re
 import time
 
+import pytest
+
 from maestro.util.clock import STAMP_FORMAT, utc_stamp, utc_today
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 

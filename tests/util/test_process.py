@@ -1,11 +1,16 @@
 """Bounded child processes: deadline, group kill, descendants reaped, output kept, ticks."""
 
 import os
+import subprocess
 import sys
 import time
 
+import pytest
+
 from maestro.util import process
 from testing.pids import gone
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 def alive(pid):
@@ -108,3 +113,40 @@ def test_a_term_ignoring_straggler_of_a_clean_exit_is_killed_after_the_grace(tmp
     result = process.run(["bash", "-c", script], timeout=20, grace=0.2)
     assert result.rc == 0
     assert gone(int(pidfile.read_text()))
+
+
+def _open_descriptors():
+    return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+
+
+@pytest.mark.parametrize("watch", ["pidfd", "polling"])
+def test_the_exit_wait_works_with_and_without_a_pidfd_and_leaks_no_descriptor(monkeypatch, watch):
+    if watch == "polling":
+        monkeypatch.setattr(process.os, "pidfd_open", _refuse, raising=False)
+    before = _open_descriptors()
+    ticks = []
+    done = process.run([sys.executable, "-c", "import time; time.sleep(0.3); print('out')"], timeout=30,
+                       tick=lambda: ticks.append(1), tick_interval=0.05)
+    assert (done.rc, done.text, done.timed_out) == (0, "out\n", False)
+    assert ticks, "the child outlived several tick intervals: tick must have run"
+    assert _open_descriptors() == before
+
+
+def _refuse(pid):
+    raise OSError(38, "Function not implemented")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="the zombie check reads /proc (Linux)")
+def test_a_group_holding_only_a_zombie_counts_as_gone_and_a_running_one_does_not():
+    dead = subprocess.Popen(["true"], start_new_session=True)
+    running = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        os.waitid(os.P_PID, dead.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped: a zombie
+        assert process._only_zombies_left(dead.pid) is True
+        assert process._only_zombies_left(running.pid) is False
+        assert process._group_alive(running.pid) is True
+    finally:
+        running.kill()
+        running.wait()
+        dead.wait()
+    assert process._group_alive(dead.pid) is False  # reaped: nothing left at all

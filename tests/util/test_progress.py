@@ -4,7 +4,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from testing import ROOT
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 SCRIPT = (
     "import sys; sys.path.insert(0, %r)\n"

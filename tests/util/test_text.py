@@ -1,7 +1,11 @@
 """maestro/util/text.py: the one text-shortening family. Each variant keeps the exact bytes of the
 copies it replaced (result lines, handoff lines, MCP messages, previews)."""
 
+import pytest
+
 from maestro.util.text import ELLIPSIS, bounded, first_line, one_line, printable, squeeze, tail_lines
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 
 def test_printable_replaces_controls_and_line_breaks():

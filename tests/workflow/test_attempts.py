@@ -2,8 +2,12 @@
 (issue 17 item 8): the tail, where a failure is printed, survives; the head goes; a marker line
 says so; every wrapper stays within 64 KiB."""
 
+import pytest
+
 from maestro.workflow import history as plan_history
 from maestro.workflow.attempts import MAX_BYTES, MAX_LINES, TRUNCATED, AttemptsLog
+
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 FAILURE = "FAILURE-AT-THE-END: expected 2, got 1"
 HEADING = "Attempt 1 — claimed DONE but LOCAL verification failed (exit 1): make test"

@@ -8,6 +8,8 @@ from maestro.workflow.turn import result_state, write_routing
 from maestro.codex import companion
 from maestro.codex.pins import Pins
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 
 @pytest.mark.parametrize("text, state", [
     ("work\nRESULT: DONE", "DONE"),

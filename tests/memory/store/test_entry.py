@@ -9,6 +9,8 @@ from maestro.memory.store import compose
 from maestro.memory.store import entry as grammar
 from maestro.memory.store.entry import EntryError
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 # ------------------------------------------------------------------------------- files
 
 
