@@ -32,11 +32,28 @@ PACKAGE = ROOT / "maestro"
 PAYLOAD_DIRS = ("rules", "skills")
 EPOCH = "315532800"  # 1980-01-01, the earliest zip timestamp
 
+# Both launchers check the interpreter before anything else: an older Python (the stock macOS
+# python3 is 3.9) would otherwise die in a traceback at the first 3.11-only import (tomllib).
+# maestro cannot be imported there, so its exit code is mirrored by number (test_build.py checks
+# it against maestro.errors.Exit.PYTHON_TOO_OLD), and the texts parse on Python 3.6+ (no walrus,
+# no match, no f-strings).
 LAUNCHER = '''\
 # maestro launcher, written by build.py. Imports maestro from inside this archive (pure
 # stdlib: nothing to extract); MAESTRO_SHIV_EXTRACT=1 runs shiv's extracting bootstrap instead.
-import os
 import sys
+
+if sys.version_info < (3, 11):
+    import os
+    import shlex
+
+    sys.stderr.write("maestro needs Python 3.11 or newer, found Python %s (%s): run it with another "
+                     "interpreter, e.g. python3.11 %s %s\\n" % (
+                         ".".join(str(part) for part in sys.version_info[:3]), sys.executable or "?",
+                         shlex.quote(os.path.abspath(sys.argv[0])),
+                         shlex.quote(sys.argv[1]) if len(sys.argv) > 1 else "--help"))
+    raise SystemExit(6)  # maestro.errors.Exit.PYTHON_TOO_OLD
+
+import os
 
 if os.environ.get("MAESTRO_SHIV_EXTRACT") == "1":
     import _bootstrap
@@ -52,9 +69,23 @@ else:
 # The hooks' entry: `python3 -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' PYZ verb`.
 # Running the archive as a script goes through runpy (importlib.util, contextlib, collections:
 # ~8 ms of a hook's budget); importing this module from the archive's root does not.
+# On an older Python a hook answers as for any broken state (maestro/install/settings.py): the gate
+# blocks (exit 2, its one line says why), the other hooks exit non-zero and the installed command's
+# fallback lets the session go on. The fix is a re-install run by a newer interpreter: install
+# records the interpreter that runs it in the hook commands.
 HOOK_LAUNCHER = '''\
 # maestro hook launcher, written by build.py: sys.path[0] is this archive, argv is [-c, archive, verb, ...].
 import sys
+
+if sys.version_info < (3, 11):
+    import shlex
+
+    verb = sys.argv[2] if len(sys.argv) > 2 else "hook"
+    sys.stderr.write("maestro needs Python 3.11 or newer, found Python %s (%s) running its %s hook%s: "
+                     "re-install maestro with another interpreter, e.g. python3.11 %s install\\n" % (
+                         ".".join(str(part) for part in sys.version_info[:3]), sys.executable or "?", verb,
+                         " (call blocked)" if verb == "gate" else "", shlex.quote(sys.path[0])))
+    raise SystemExit(2 if verb == "gate" else 6)  # maestro.errors.Exit.HOOK_BLOCK / PYTHON_TOO_OLD
 
 sys.path.insert(0, sys.path[0] + "/site-packages")
 from maestro.cli import main
@@ -144,6 +175,11 @@ def finish(shiv_output: Path, output: Path) -> None:
     hook = zipfile.ZipInfo("maestro_hook.pyc", date_time=stamp)
     hook.external_attr = 0o100644 << 16
     extra.append((hook, compiled("maestro_hook.py", HOOK_LAUNCHER.encode())))
+    # The source too: an older Python refuses the .pyc (another magic number) and zipimport falls
+    # back to the .py, so the version check above runs there instead of an ImportError.
+    hook_source = zipfile.ZipInfo("maestro_hook.py", date_time=stamp)
+    hook_source.external_attr = 0o100644 << 16
+    extra.append((hook_source, HOOK_LAUNCHER.encode()))
     buffer = io.BytesIO()
     buffer.write(shebang)
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:

@@ -33,7 +33,7 @@ VERBS = {
 def _usage() -> str:
     width = max(len(verb) for verb in VERBS)
     lines = [
-        "usage: maestro <verb> [args]   (python3 maestro.pyz <verb> --help for each verb)",
+        "usage: maestro <verb> [args]   (maestro <verb> --help for each verb)",
         "",
         "Supervised orchestrator/implementer workflow for Claude Code: Claude plans and reviews,",
         "Codex writes the code under a write lease, maestro verifies and remembers.",

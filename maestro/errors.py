@@ -12,6 +12,7 @@ class Exit:
     USAGE = 3  # bad arguments, or the work could not start
     FAILED = 4  # failed or interrupted
     CAP = 5  # discussion turn cap reached (ESCALATE)
+    PYTHON_TOO_OLD = 6  # started by a Python below 3.11 (mirrored by number in build.py's launchers and __main__.py)
     NEEDS_ANSWERS = 10
     BLOCKED = 11
     STUCK = 12

@@ -65,3 +65,24 @@ def test_build_refuses_a_non_stdlib_import(tmp_path, monkeypatch):
 
 def test_the_real_package_is_stdlib_only():
     assert build.non_stdlib_imports(Path(build.PACKAGE)) == []
+
+
+def test_the_launchers_parse_on_python_3_6_and_mirror_the_exit_code():
+    """They run before maestro can be imported, on whatever Python the user has (test_python_version.py
+    runs them there)."""
+    import ast
+
+    from maestro.errors import Exit
+
+    main_py = (ROOT / "maestro" / "__main__.py").read_text(encoding="utf-8")
+    for source in (build.LAUNCHER, build.HOOK_LAUNCHER, main_py):
+        ast.parse(source, feature_version=(3, 6))
+        assert "sys.version_info < (3, 11)" in source
+        assert f"SystemExit({Exit.PYTHON_TOO_OLD})" in source or f"else {Exit.PYTHON_TOO_OLD})" in source
+
+
+def test_the_hook_launcher_ships_as_source_too(built_pyz):
+    """An older Python refuses the .pyc (another magic number); zipimport then falls back to the .py."""
+    archive = zipfile.ZipFile(built_pyz)
+    assert archive.read("maestro_hook.py") == build.HOOK_LAUNCHER.encode()
+    assert "maestro_hook.pyc" in archive.namelist()

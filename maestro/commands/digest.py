@@ -1,4 +1,4 @@
-"""Print the tree-v3 digest of the current worktree: `tree-v3:<hex>` (spec §2.5).
+"""Print the tree-v3 digest of the current worktree: `tree-v3:<hex>`.
 
 The value the write lease records before and after every dispatch: every tracked and untracked,
 non-ignored path of this worktree, its submodules and nested repositories — bytes, exec bits,

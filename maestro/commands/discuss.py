@@ -23,13 +23,13 @@ import sys
 from maestro import knobs
 from maestro.workflow import transcripts
 from maestro.commands.entry import adapter_main, positive_seconds
-from maestro.messages import PYZ, STATUS
+from maestro.messages import MAESTRO, STATUS
 from maestro.util.clock import utc_stamp
 from maestro.errors import Exit, UsageError
 from maestro.util import progress
 
 SCOPE = "DISCUSSION"
-HOOK = f"{PYZ} discuss"
+HOOK = f"{MAESTRO} discuss"
 
 DOCTRINE = """
 

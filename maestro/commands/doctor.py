@@ -1,8 +1,11 @@
 """`doctor [--json]`: is this machine ready to run maestro, and does the gate really hold? One line per check.
 
 Each check answers ok / warn / fail; every failure carries the command or step that fixes it.
-The installation checks (settings files, the registered hooks, the gate run on a synthetic source
-Edit and a synthetic `sed -i`, archive vs manifest, the grant directory) are in doctor_checks.py.
+The checks: Python, git, node, the Codex companion, ~/.claude writable, settings.json and the
+registered hooks (interpreter, event, matcher, timeout, sync), the gate run on a synthetic source
+Edit and a synthetic `sed -i` (both must be blocked), disableAllHooks, the installed archive
+against the install manifest, the private ~/.maestro and grant directories, and the `maestro`
+launcher (present, unchanged, first on PATH).
 Exit 0 only when nothing fails (warnings are advice). `--json` prints one envelope:
 {"version": 1, "command": "doctor", "ok": bool, "checks": [{"name", "status", "detail", "fix"}]}.
 """
@@ -111,6 +114,7 @@ def run_checks():
     checks += list(doctor_checks.check_settings_and_hooks())
     checks += list(doctor_checks.check_manifest_and_archive())
     checks += [check_private_dir(), doctor_checks.check_grant_dir(), check_original_install()]
+    checks.append(doctor_checks.check_launcher())
     return checks
 
 

@@ -36,6 +36,7 @@ from maestro.codex.pins import (
     read_pins,
 )
 from maestro.errors import Exit, MaestroError
+from maestro.messages import PIN_MODELS
 from maestro.util.text import printable
 
 LOCK_WAIT_SEC = 10.0
@@ -194,11 +195,12 @@ def pin() -> int:
     if cur.config_problem:
         refuse(cur.config_problem)
     if not cur.model or not cur.debate:
-        refuse("Codex model and effort must both be pinned in the config.toml preamble")
+        refuse(f"Codex model and effort must both be pinned in the config.toml preamble; pin them with: {PIN_MODELS}")
     if not is_valid_model(cur.model):
-        refuse(f"invalid model name '{_shown(cur.model)}' in config.toml (expected letters, digits, . _ -)")
+        refuse(f"invalid model name '{_shown(cur.model)}' in config.toml (expected letters, digits, . _ -); "
+               f"re-pin with: {PIN_MODELS}")
     if cur.debate not in DEBATE_EFFORTS:
-        refuse(f"invalid debate effort '{_shown(cur.debate)}' (expected: {_DEBATE_LIST})")
+        refuse(f"invalid debate effort '{_shown(cur.debate)}' (expected: {_DEBATE_LIST}); re-pin with: {PIN_MODELS}")
     problem = impl_effort_error(cur.impl, cur.debate)
     if problem:
         refuse(_shown(problem))

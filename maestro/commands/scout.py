@@ -5,7 +5,7 @@
 FILE holds the question; the SCOUT CONTRACT is appended. With --codemap, a DONE answer is also
 saved as the project's codemap REPO_ID/SLUG in maestro memory (never in the repository): its
 source_paths are the repository files the answer cites as path:line, verified_commit is HEAD,
-confidence medium, the question is its Purpose (see maestro/memory/project/codemap_scout.py); an existing
+confidence medium, the question is its Purpose; an existing
 codemap is kept unless --force (checked before the job starts). The job runs read-only under the
 repository's companion job lock with the pin in `~/.codex/maestro-scout` (`model=` and `effort=`
 lines; set it with `model-select --scout <model> <effort>`), never with the debate or

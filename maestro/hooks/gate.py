@@ -2,18 +2,21 @@
 
 In maestro, Claude plans and reviews while Codex holds the pen, so a direct source write by the
 orchestrator is blocked (exit 2, guidance on stderr) unless the user explicitly granted it for
-this session ("edit it yourself"). Scratch and harness paths and non-code files stay free; the
-files that control the gate itself are protected (hooks/classify.py).
+this session ("edit it yourself"). Scratch paths (/tmp, $TMPDIR, ~/Desktop), .claude/.codex
+directories and non-executable non-code files (docs, config, data) stay free; the files that
+control the gate itself (Claude Code settings, ~/.claude/hooks, the grants, the install records)
+are protected.
 - Edit/Write/MultiEdit/NotebookEdit: the one `file_path`/`notebook_path`.
-- Bash: every file the command would write, as bash would run it (hooks/bash_writes.py); a
-  target that cannot be resolved before it runs, or a command that cannot be analysed, blocks.
-- mcp__*: the path-like arguments of a tool whose name says it writes (hooks/mcp_gate.py).
+- Bash: every file the command would write, as bash would run it; a target that cannot be
+  resolved before it runs, or a command that cannot be analysed, blocks.
+- mcp__*: the path-like arguments of a tool whose name says it writes.
 Anything unreadable fails closed: an allow without a trustworthy target path is a bypass, and
 the exit code never depends on stderr being writable.
-
-Hot path: imports only os/stat/posixpath (preloaded) plus maestro's small policy modules; the
-Bash parser and the MCP rules are imported only for their payloads.
 """
+
+# Where each part is judged: path classes in hooks/classify.py, Bash in hooks/bash_writes.py, MCP
+# tools in hooks/mcp_gate.py. Hot path: imports only os/stat/posixpath (preloaded) plus maestro's
+# small policy modules; the Bash parser and the MCP rules are imported only for their payloads.
 
 import os
 import sys
@@ -31,8 +34,8 @@ FAIL_CLOSED = (
 BLOCK_GUIDANCE = (
     "ORCHESTRATOR GATE (source code): you plan and review here; Codex implements.\n"
     "Put the change in a plan file and hand it to the verified loop:\n"
-    '  python3 ~/.claude/hooks/maestro.pyz loop --plan <plan-file> --verify "<verify command>"\n'
-    "One turn without local verification: python3 ~/.claude/hooks/maestro.pyz watchdog --file <plan-file>\n"
+    '  maestro loop --plan <plan-file> --verify "<verify command>"\n'
+    "One turn without local verification: maestro watchdog --file <plan-file>\n"
     "Both add the implementer contract themselves. They are the only ways code gets written;\n"
     "a subagent may not write it either. Rules: ~/.claude/rules/orchestrator-implementer.md\n"
     "If Codex is unavailable or the change is truly trivial, stop and ask the user whether you\n"

@@ -1,10 +1,11 @@
 """The context texts the hooks hand to Claude Code. Facts and commands, phrased as guidance.
 
 Kept in one place so the gate, inject and session-start hooks, the rules and the README name
-the same commands (`python3 ~/.claude/hooks/maestro.pyz <verb>`).
+the same commands (`maestro <verb>`, the launcher install puts on PATH; the rules tell the model
+what to run where it is missing).
 """
 
-PYZ = "python3 ~/.claude/hooks/maestro.pyz"
+MAESTRO = "maestro"  # messages.MAESTRO, copied: importing messages would cost the hooks' hot path
 
 MODEL_PICKS = (
     "Implementation model — suggested: gpt-5.6-luna at effort max.\n"
@@ -21,9 +22,9 @@ MODEL_SETUP = (
     "CODEX MODEL SETUP — ask the user for the debate model, the implementation model, and separate role-specific "
     "efforts\n"
     "(debate effort for read-only discussions, implementation effort for write jobs).\n"
-    f"Show the current pins first:  {PYZ} model-select --show\n"
+    f"Show the current pins first:  {MAESTRO} model-select --show\n"
     + MODEL_PICKS
-    + f"Apply the picks:  {PYZ} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
+    + f"Apply the picks:  {MAESTRO} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
     "and confirm all four values back to the user in one line.\n"
 )
 
@@ -32,17 +33,17 @@ LOOP_DIRECTIVE = (
     "You lead: you debate, plan, dispatch, answer questions and review. Codex argues and writes.\n"
     "1) DEBATE when there is a real fork (design choice, unclear root cause) or the user asked to\n"
     "   grill/debate — a read-only discussion with Codex:\n"
-    f'   {PYZ} discuss --new "<topic>" <slug>\n'
-    f"   {PYZ} discuss --turn <your-turn-file> <slug>\n"
+    f'   {MAESTRO} discuss --new "<topic>" <slug>\n'
+    f"   {MAESTRO} discuss --turn <your-turn-file> <slug>\n"
     "   It ends in CONVERGED, ESCALATE or the 6-turn cap; the converged design becomes the plan's\n"
     "   Decisions section. Skip it for settled, obvious work.\n"
     "2) PLAN: objective, exact files in scope, concrete steps, constraints, and the checks Codex must\n"
     "   run. Look up external facts yourself first (Codex has no web) and put them in the plan.\n"
     "3) DISPATCH through the autonomous loop:\n"
-    f'   {PYZ} loop --plan <plan-file> --verify "<verify command>" [--max-iters 4]\n'
+    f'   {MAESTRO} loop --plan <plan-file> --verify "<verify command>" [--max-iters 4]\n'
     "   Each round re-dispatches with the real failing output and re-runs your verify command locally\n"
     "   after every DONE claim. Exit codes: 0 VERIFIED_DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 12 STUCK.\n"
-    f"   One turn without verification: {PYZ} watchdog --file <plan-file>.\n"
+    f"   One turn without verification: {MAESTRO} watchdog --file <plan-file>.\n"
     "   Both append the implementer contract; do not retype it, and never use a subagent to write code.\n"
     "4) HANDLE the state:\n"
     "   VERIFIED_DONE → review the diff yourself before believing it (step 5).\n"
@@ -63,6 +64,6 @@ LOOP_DIRECTIVE = (
 # session's gap is at the threshold; never shows the count (maestro/memory/store/write_guard.py).
 BACKLOG_ALERT = (
     "MEMORY BACKLOG: several tool-using turns have passed without a daily or project memory entry.\n"
-    f'Record what was learned before going on: {PYZ} memory add daily "<what changed and why>"\n'
-    f'(or, for this project\'s timeline: {PYZ} memory add project "<…>"). Only real progress, never idle filler.\n'
+    f'Record what was learned before going on: {MAESTRO} memory add daily "<what changed and why>"\n'
+    f'(or, for this project\'s timeline: {MAESTRO} memory add project "<…>"). Only real progress, never idle filler.\n'
 )

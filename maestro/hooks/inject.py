@@ -3,18 +3,20 @@
 1. Revokes this session's direct-edit grant first, on any prompt that is not a short
    acknowledgement (`ok`, `yes`, `proceed`…, which keeps the grant with its expiry), and only then
    decides: the grant is set again only when this prompt itself asks Claude to edit code itself
-   (directive.opens_gate). A hook that times out or dies while deciding leaves no grant behind.
+   ("edit it yourself", not negated, quoted or asked as a question). A hook that times out or dies while deciding leaves no grant behind.
    A grant lasts MAESTRO_GRANT_TTL_SEC seconds (default 7200) and ends at the next SessionStart;
    without a usable HOME there are no grants, and a directive fails closed (exit 2).
 2. Answers a Codex model-setup request with the setup procedure.
 3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
    signal: firing on every turn would teach the model to tune it out.
 4. Appends the memory write guard's fixed backlog alert while this session's guard state says so
-   (maestro/memory/store/write_guard.py; one open of a small file, no json/tomllib import; a failure there
-   only drops the alert).
+   (a failure there only drops the alert).
 A malformed payload revokes every grant and rejects the prompt (exit 2): a grant that cannot be
 tied to a trustworthy prompt must not survive it.
 """
+
+# The grant decision is directive.opens_gate; the backlog alert reads the write guard's state
+# (memory/store/write_guard.py) with one open of a small file and no json/tomllib import.
 
 import sys
 

@@ -3,27 +3,30 @@
 Exports `MAESTRO_SESSION_ID` through `$CLAUDE_ENV_FILE` (so the adapters can attribute their
 work) and tells the session which Codex model and efforts are pinned — as a setup question when
 the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status line otherwise.
-Before the pin line it prints the memory snapshot (maestro/memory/store/snapshot.py) for the payload's
+Before the pin line it prints the memory snapshot (`maestro memory snapshot`) for the payload's
 `cwd` and its git branch, budgeted so that the whole context stays under Claude Code's
 10,000-character cap for hook strings whatever the store holds. The memory modules are imported
 only when the store directory exists; an empty store prints nothing. After a render the section
 sizes (bytes only) go into the cost ring `.maestro-memory/cost.json` (`memory health`); a failure
 there is isolated (crash note) and keeps the rendered context.
 Every SessionStart (`startup`, `resume`, `clear`, `compact`, any other source) first revokes the
-payload session's direct-edit grant and prunes every expired one (maestro/direct_edit.py): a grant
-never outlives the conversation it was given in.
+payload session's direct-edit grant and prunes every expired one: a grant never outlives the
+conversation it was given in.
 It never fails the session: every problem degrades to less context, exit 0 — a failure in the
 memory part drops only the memory part (and leaves a crash note).
 """
+
+# The snapshot is rendered by memory/store/snapshot.py; grants are revoked through direct_edit.py.
 
 import os
 import sys
 
 from maestro.errors import Exit
 from maestro.util.session import is_valid_session_id
+from maestro.util.text import utf16_len
 
 NOT_PINNED = "(Codex default — not pinned)"
-CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (characters)
+CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (UTF-16 code units, as JavaScript counts)
 MEMORY_MARGIN = 200  # slack under the cap for the separator and any later line
 MEMORY_MIN_CHARS = 600  # below this the snapshot would be noise: leave it out
 PROJECT_CHARS = 2_000  # open work ("Resuming: …") and applicable patterns, ahead of the snapshot
@@ -69,7 +72,7 @@ def _shown(value: str, limit: int = 100) -> str:
 
 
 def pin_context(pins, armed: bool, source: str) -> str:
-    from maestro.hooks.guidance import MODEL_PICKS, PYZ
+    from maestro.hooks.guidance import MAESTRO, MODEL_PICKS
 
     model = _shown(pins.model or NOT_PINNED)
     debate = _shown(pins.debate_effort or NOT_PINNED)
@@ -87,20 +90,20 @@ def pin_context(pins, armed: bool, source: str) -> str:
             "MAESTRO SESSION SETUP — the user asked to choose the Codex model and per-role reasoning effort "
             "before work starts.\n"
             + problem
-            + f"Show the current pins first:  {PYZ} model-select --show\n"
+            + f"Show the current pins first:  {MAESTRO} model-select --show\n"
             "Then ask with the AskUserQuestion tool (an interactive picker, not a prose question):\n"
             f"  1) Debate model — current: {model}.\n"
             f"  2) Debate/design effort — current: {debate}.\n"
             f"  3) Implementation effort — current: {impl_effort}.\n"
             f"  4) Implementation model — current: {impl_model}.\n"
             + MODEL_PICKS
-            + f"Apply the picks:  {PYZ} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
+            + f"Apply the picks:  {MAESTRO} model-select <model> <debate-effort> <impl-effort> <impl-model>\n"
             "and confirm all four values in one line. \"Keep current\" is a valid answer only when the pin is "
             + keep
         )
     scout = _shown("/".join(pins.scout)) if pins.scout else "unpinned"
     inherited = "" if pins.impl_model else " (inherited)"
-    tail = "." if armed else f" — or turn on the session-start setup question: {PYZ} model-select --ask-on-start on."
+    tail = "." if armed else f" — or turn on the session-start setup question: {MAESTRO} model-select --ask-on-start on."
     return (
         problem
         + f"Maestro: Codex pin is model={model}, debate-effort={debate}, impl-effort={impl_effort}, "
@@ -127,18 +130,18 @@ def memory_context(payload: dict, pin_text: str) -> str:
     root = paths.memory_dir()
     if not os.path.isdir(root):
         return ""
-    budget = CONTEXT_CAP - len(pin_text) - MEMORY_MARGIN
+    budget = CONTEXT_CAP - utf16_len(pin_text) - MEMORY_MARGIN
     if budget < MEMORY_MIN_CHARS:
         return ""
     repair_once(root)
-    from maestro.memory.store import snapshot
+    from maestro.memory.store import layout, snapshot
 
     cwd = payload.get("cwd")
     project = branch = None
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
-        project, branch = snapshot.locate(cwd, GIT_TIMEOUT_SEC)
+        project, branch = layout.locate(cwd, GIT_TIMEOUT_SEC)
     work = project_work(root, project) if project else ""
-    budget -= len(work)
+    budget -= utf16_len(work)
     if budget < MEMORY_MIN_CHARS:
         return work
     session_id = payload.get("session_id")

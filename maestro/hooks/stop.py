@@ -3,16 +3,18 @@
 Runs at the end of every turn, as a sequence of failure-isolated steps:
   payload  read the hook payload (session_id, transcript_path, cwd, stop_hook_active,
            hook_event_name; a subagent's carries agent_id); a malformed one is an empty payload
-  guard    the memory write guard (maestro/memory/store/write_guard.py, spec memory.md §2.7): off by default
+  guard    the memory write guard: off by default
            (`~/.maestro/config.toml` [memory] write_guard = true, threshold = 2); when on, counts
            the turn's tool calls from its transcript and updates this session's gap, so `inject`
            adds the fixed backlog alert after `threshold` tool-using turns with no daily or project
            memory entry. Subagents are exempt.
-  handoff  record the handoff for unfinished work (maestro/memory/project/handoffs.py)
+  handoff  record the handoff for unfinished work (the "Open work" the next session starts with)
 It never blocks and never fails the session: it always exits 0 and prints exactly
 {"continue": true}. A failing step leaves a crash note (~/.maestro/logs/crashes.log) and the
 other steps still run.
 """
+
+# The guard is memory/store/write_guard.py, the handoff memory/project/handoffs.py.
 
 import sys
 

@@ -371,3 +371,10 @@ def check_grant_dir() -> Check:
         return Check("grant dir", "fail", f"{directory} is mode {mode:04o}: grants there are never honoured",
                      f"chmod 700 {q}")
     return Check("grant dir", "ok", f"{directory} (0700)")
+
+
+def check_launcher() -> Check:
+    """The `maestro` launcher install wrote: present, unchanged, first on PATH (maestro/install/launcher.py)."""
+    from maestro.install import launcher
+
+    return Check("launcher", *launcher.diagnose())

@@ -1,10 +1,13 @@
 """What `maestro install` does, in three phases (the verb itself: maestro/commands/install.py).
 
 1. Validate every trust boundary — settings.json, the install manifest, every managed destination
-   (maestro/install/publish.py), the Codex config, the private state files — before anything changes.
+   (maestro/install/upgrade.py: replace it, keep the user's edit with the new version beside it
+   as `<name>.maestro-new`, or refuse), the Codex config, the private state files — before
+   anything changes.
 2. Compute the new settings.json and Codex config in memory.
-3. Publish every file atomically through one Transaction; a late failure rolls back every path
-   already published and leaves no manifest lock file behind that this run created. The manifest
+3. Back up what `--force` replaces (maestro/install/backup.py), then publish every file atomically
+   through one Transaction; a late failure rolls back every path already published, removes that
+   backup and leaves no manifest lock file behind that this run created. The manifest
    (with its record of settings.json before the first install) is written before settings.json
    changes, so an install killed at any point still lets uninstall restore settings.json byte for
    byte; temp files a killed install left are swept by the next install or uninstall.
@@ -15,9 +18,9 @@ import os
 import shlex
 import stat
 
-from maestro import paths, runtime
+from maestro import messages, paths, runtime
 from maestro.errors import Exit, MaestroError
-from maestro.install import codexconfig, manifest, publish, settings, targets
+from maestro.install import backup, codexconfig, launcher, manifest, plugins, publish, settings, targets, upgrade
 from maestro.install.publish import read_file as _read_file
 from maestro.install.transaction import Transaction, sweep_interrupted
 from maestro.install.ui import fail, log, warn
@@ -36,25 +39,9 @@ def destinations(keys) -> list:
         config, config + ".maestro.bak",
     ]
 
-_DESTINATION_REFUSALS = {  # publish.Refused.problem -> install's wording
-    publish.SYMLINKED_DIRECTORY: "managed directory is a symlink; refusing to replace it: {path}",
-    publish.SYMLINK: "managed destination is a symlink; refusing to replace it: {path}",
-    publish.NOT_A_FILE: "managed destination is not a regular file: {path}",
-    publish.UNOWNED: "refusing to overwrite modified or unowned file: {path}",
-}
-
-
 def _reject_symlink(path: str, label: str) -> None:
     if publish.is_symlink(path):
         fail(f"{label} is a symlink; refusing to replace it: {path}")
-
-
-def _check_destination(key: str, source_hash: str, recorded: str) -> bytes:
-    """Refuse symlinked or unowned destinations; return the current bytes (None if absent)."""
-    try:
-        return publish.current_bytes(manifest.key_path(key), recorded, also_owned=source_hash)
-    except publish.Refused as exc:
-        fail(_DESTINATION_REFUSALS[exc.problem].format(path=exc.path))
 
 
 def _plan_migration(owned: dict):
@@ -84,9 +71,12 @@ class _Plan:
     settings_mode: int
     had_manifest: bool
     owned: dict  # the install manifest
+    kept_workflow: list  # workflow keys an earlier --with-workflow installed: kept and upgraded
     sources: dict  # manifest key -> bytes to publish
     hashes: dict  # manifest key -> their sha256
-    existing: dict  # manifest key -> the destination's current bytes (None when absent)
+    fates: list  # upgrade.Fate per source key: same, write (after a backup?) or keep
+    stale_remove: list  # `.maestro-new` keys no longer needed: delete; drop from the manifest
+    forget: list
     config_raw: bytes  # ~/.codex/config.toml (None when absent)
     migrate_remove: list  # original-Maestro keys to delete, to keep, already gone
     migrate_keep: list
@@ -98,8 +88,9 @@ class _Plan:
     config_bytes: bytes  # None: leave the Codex config alone
     config_message: str
 
-    def __init__(self, archive: str, with_workflow: bool, python: str):
-        self.archive, self.with_workflow, self.python = archive, with_workflow, python
+    def __init__(self, archive: str, with_workflow: bool, python: str, force: bool = False):
+        self.archive, self.with_workflow, self.python, self.force = archive, with_workflow, python, force
+        self.backup_dir = None  # made only when --force has something to back up
         self.pyz = paths.installed_pyz()
         self.config_path = paths.codex_config()
 
@@ -128,7 +119,7 @@ class _ManifestLock:
         self._stack.close()
 
 
-def run(with_workflow: bool) -> int:
+def run(with_workflow: bool, bin_dir: str = None, with_launcher: bool = True, force: bool = False) -> int:
     archive = runtime.archive_path()
     if not archive:
         raise MaestroError(
@@ -140,8 +131,9 @@ def run(with_workflow: bool) -> int:
     python, stable_python = interpreter.stable_interpreter()
     if not python:
         fail("cannot tell which Python runs this install (sys.executable is empty); run it as python3 maestro.pyz install")
-    plan = _Plan(archive, with_workflow, python)
+    plan = _Plan(archive, with_workflow, python, force)
     _validate(plan)  # phase 1: nothing is changed yet
+    plan.launcher = launcher.plan(bin_dir, with_launcher, python, plan.pyz)  # refused alone, never the install
     _compute(plan)  # phase 2: in memory
     if _publish(plan) != Exit.OK:  # phase 3
         return Exit.ERROR
@@ -160,17 +152,22 @@ def _validate(plan: _Plan) -> None:
         plan.owned = manifest.read(strict=True)
     except manifest.ManifestError as exc:
         fail(f"{exc}; refusing to overwrite managed files")
-    plan.sources = targets.sources(plan.archive, plan.with_workflow)
+    recorded = plan.owned["files"]
+    plan.kept_workflow = [] if plan.with_workflow else upgrade.kept_workflow_keys(recorded)
+    plan.sources = targets.sources(plan.archive, targets.payload_keys(plan.with_workflow) + plan.kept_workflow)
     plan.hashes = {key: manifest.sha256(data) for key, data in plan.sources.items()}
-    plan.existing = {key: _check_destination(key, plan.hashes[key], plan.owned["files"].get(key))
-                     for key in plan.sources}
+    plan.fates, refusals = upgrade.judge(plan.sources, plan.hashes, recorded, plan.force)
+    if refusals:
+        upgrade.refuse(refusals)
+    plan.stale_remove, plan.forget = upgrade.stale_new_copies(plan.fates, recorded)
+    plan.forget += upgrade.gone_workflow_keys(recorded, plan.sources)
     for path, label in (
         (plan.config_path, "Codex config"),
         (plan.config_path + ".maestro.bak", "Codex config backup"),
         (settings.path() + ".maestro.bak", "settings backup"),
         (paths.ask_on_start_flag(), "ask-on-start preference"),
         (os.path.join(paths.maestro_dir(), SETTINGS_BEFORE), "settings snapshot"),
-    ):
+    ) + (((backup.root(), "backup directory"),) if any(fate.backup for fate in plan.fates) else ()):
         _reject_symlink(path, label)
     try:
         plan.config_raw = _read_file(plan.config_path)
@@ -183,6 +180,10 @@ def _validate(plan: _Plan) -> None:
         warn("the Codex plugin (openai/codex-plugin-cc) was not found; maestro needs it to run Codex.")
         warn("Install it in Claude Code:  /plugin install codex@openai-codex   then sign in with `codex login`.")
         warn("Continuing: the hooks work now, the loop will once the plugin is there.")
+    if (plan.with_workflow or plan.kept_workflow) and not plugins.has_ralph_loop():
+        warn("the ralph-loop plugin was not found; the workflow rule's outer loop (/ralph-loop, /cancel-ralph) "
+             f"needs it. Install it in Claude Code:  {plugins.RALPH_LOOP_INSTALL}")
+        warn("Continuing: until then, drive each plan by hand with `maestro loop`.")
 
 
 def _compute(plan: _Plan) -> None:
@@ -207,8 +208,10 @@ def _publish(plan: _Plan) -> int:
     tx = Transaction()
     lock = _ManifestLock()
     owned_keys = [key for key in plan.owned["files"] if manifest.is_managed_key(key)]
-    sweep_interrupted(destinations(sorted(set(plan.sources) | set(owned_keys))))
+    new_copies = [upgrade.new_key(key) for key in plan.sources]
+    sweep_interrupted(destinations(sorted(set(plan.sources) | set(new_copies) | set(owned_keys))))
     try:
+        plan.backup_dir = upgrade.back_up(plan.fates)  # before anything is replaced
         _publish_files(tx, plan)
         _migrate_original(tx, plan)
         before_record = _snapshot_settings(tx, plan)
@@ -216,9 +219,12 @@ def _publish(plan: _Plan) -> int:
         _publish_settings(tx, plan)
         _publish_codex_config(tx, plan)
         _publish_ask_on_start(tx, plan)
+        launcher.publish(tx, plan.launcher, log, warn)
     except (OSError, MaestroError) as exc:
         failures = tx.rollback()
         lock.remove_file_if_created()
+        if plan.backup_dir:
+            backup.discard(plan.backup_dir)  # what it held is back where it was
         if isinstance(exc, MaestroError):
             reason = exc.message
         else:
@@ -234,10 +240,15 @@ def _publish(plan: _Plan) -> int:
 
 def _publish_files(tx: Transaction, plan: _Plan) -> None:
     changed = 0
-    for key, data in plan.sources.items():
-        if plan.existing[key] != data:
-            tx.write(manifest.key_path(key), data, 0o755 if key == targets.PYZ_KEY else 0o644)
+    for fate in plan.fates:
+        if fate.action == upgrade.WRITE:
+            tx.write(fate.path, fate.data, 0o755 if fate.key == targets.PYZ_KEY else 0o644)
             changed += 1
+        elif fate.action == upgrade.KEEP and fate.new_current != fate.data:
+            tx.write(fate.new_path, fate.data, 0o644)
+            changed += 1
+    for key in plan.stale_remove:
+        tx.remove(manifest.key_path(key))
     log(
         "hooks/maestro.pyz, rules and skills already matched the installed bytes"
         if changed == 0
@@ -288,7 +299,9 @@ def _publish_codex_config(tx: Transaction, plan: _Plan) -> None:
         tx.write(config_path, plan.config_bytes, stat.S_IMODE(os.stat(config_path).st_mode))
         log(plan.config_message + " (prevents hung jobs; MCP servers unaffected)")
     elif plan.config_raw is None:
-        warn('~/.codex/config.toml not found; after `codex login`, add:  web_search = "disabled"')
+        home = paths.home().rstrip("/")  # the real file (CODEX_HOME may move it), `~/…` when under HOME
+        shown = "~" + config_path[len(home):] if home and config_path.startswith(home + "/") else config_path
+        warn(f'{shown} not found; after `codex login`, add:  web_search = "disabled"')
     else:
         log(plan.config_message)
 
@@ -305,8 +318,9 @@ def _publish_manifest(tx: Transaction, plan: _Plan, before_record, lock: _Manife
         fresh = manifest.read(strict=True)
     except manifest.ManifestError as exc:
         raise MaestroError(f"{exc}; refusing to overwrite managed files", Exit.ERROR) from None
-    files = {k: v for k, v in fresh["files"].items() if k not in migrated}
-    files.update(plan.hashes)
+    files = {k: v for k, v in fresh["files"].items() if k not in migrated and k not in plan.forget}
+    for fate in plan.fates:  # a kept file keeps its old record: it is still not maestro's bytes
+        files[upgrade.new_key(fate.key) if fate.action == upgrade.KEEP else fate.key] = plan.hashes[fate.key]
     record = {"version": 1, "files": dict(sorted(files.items()))}
     if isinstance(before_record, dict):
         record["settings_before"] = before_record
@@ -319,13 +333,18 @@ def _publish_ask_on_start(tx: Transaction, plan: _Plan) -> None:
     if not plan.had_manifest and not os.path.lexists(paths.ask_on_start_flag()):
         tx.write(paths.ask_on_start_flag(), b"", 0o600)
         log("armed the session-start Codex model/effort question (~/.maestro/ask-on-start)")
-        log("  turn it off with:  python3 ~/.claude/hooks/maestro.pyz model-select --ask-on-start off")
+        log(f"  turn it off with:  {messages.MAESTRO} model-select --ask-on-start off")
     elif not os.path.lexists(paths.ask_on_start_flag()):
         log("kept ask-on-start=off from the previous installation")
 
 
 def _closing_notes(plan: _Plan, stable_python: bool) -> None:
-    if not plan.with_workflow:
+    upgrade.report(plan.fates, plan.stale_remove)
+    if plan.kept_workflow:
+        kept = [manifest.key_path(key) for key in plan.kept_workflow]
+        log(f"kept and updated {' and '.join(plan.kept_workflow)} from an earlier --with-workflow install; "
+            f"remove with: rm {' '.join(shlex.quote(path) for path in kept)} (the next install forgets them)")
+    elif not plan.with_workflow:
         log("skipped rules/workflow.md and the ralph-protocol skill; add them with: install --with-workflow")
     log(f"hooks run: {' '.join(shlex.quote(word) for word in settings.run_argv(plan.python, plan.pyz, 'gate'))}"
         " (when that cannot run, the gate blocks and names doctor)")

@@ -1,7 +1,9 @@
 """The ownership manifest `~/.maestro/install-manifest.json` (spec §2.9).
 
 `{"version": 1, "files": {"hooks/<f>" | "rules/<f>" | "skills/<n>/SKILL.md": "<sha256>"}}`, plus
-maestro's optional `settings_before` record. The original Maestro writes the same file, so its
+maestro's optional `settings_before` record. A file the user edited keeps the sha256 of what
+install last wrote there, and the new version install put beside it is recorded under its own
+key, `<key>.maestro-new` (maestro/install/upgrade.py). The original Maestro writes the same file, so its
 entries (`hooks/*.mjs`, `hooks/*.sh`) are read here too and drive the migration.
 
 Every writer of the manifest — `install`, `uninstall`, `memory skill promote` — rewrites it under

@@ -15,10 +15,10 @@ def payload_keys(with_workflow: bool):
     return [f"rules/{name}" for name in rules] + [f"skills/{name}/SKILL.md" for name in skills]
 
 
-def sources(archive: str, with_workflow: bool) -> dict:
-    """manifest key -> bytes to publish."""
+def sources(archive: str, keys) -> dict:
+    """manifest key -> bytes to publish: the archive, then the payload `keys` (from payload_keys)."""
     with open(archive, "rb") as handle:
         result = {PYZ_KEY: handle.read()}
-    for key in payload_keys(with_workflow):
+    for key in keys:
         result[key] = runtime.payload_bytes(key)
     return result

@@ -1,11 +1,20 @@
-"""What `maestro uninstall` does (the verb itself: maestro/commands/uninstall.py).
+"""What `maestro uninstall [--purge]` does (the verb itself: maestro/commands/uninstall.py).
 
 Delete the files the install manifest owns whose bytes are still the recorded ones (others are kept
 and named), strip maestro's and the original Maestro's hook commands from settings.json — restoring
-its exact pre-install bytes when nothing else changed it — and remove maestro's private state
-(~/.maestro/ask-on-start, the settings snapshot, the direct-edit markers, the manifest lock file).
+its exact pre-install bytes when nothing else changed it — remove the `maestro` launcher when it is
+unchanged (maestro/install/launcher.py) and maestro's install state (~/.maestro/ask-on-start, the
+settings snapshot, the direct-edit markers, the manifest lock file). Then say what is left behind
+and the command that removes each: the memory store and the rest of ~/.maestro, the settings.json
+backups, the lines and pin files in ~/.codex, the per-repository `.git/maestro-*` files.
 
-It usually runs from the very archive it removes (`python3 ~/.claude/hooks/maestro.pyz uninstall`),
+`--purge` (confirmed by the command first) also deletes maestro's own state: ~/.maestro whole (the
+memory store with it) and the settings.json backups install and uninstall made. Never anything in
+~/.codex — config.toml is the user's Codex config, and the lines to delete are printed instead —
+never a symlinked or foreign-owned ~/.maestro, and never a MAESTRO_MEMORY_DIR outside ~/.maestro
+(another tool may share that store).
+
+It usually runs from the very archive it removes (`maestro uninstall` runs ~/.claude/hooks/maestro.pyz),
 and a module imported from a deleted archive cannot be read: so every module it (or the error
 path, `crash`) needs is imported here, before anything is removed, and hooks/maestro.pyz goes last.
 """
@@ -13,14 +22,17 @@ path, `crash`) needs is imported here, before anything is removed, and hooks/mae
 import contextlib
 import copy
 import os
+import shlex
+import shutil
 import stat
 
 from maestro import crash, direct_edit, paths  # noqa: F401 - crash: cli's error path, loaded while the archive exists
+from maestro.codex import pins
 from maestro.errors import Exit
-from maestro.install import manifest, settings, targets
+from maestro.install import codexconfig, launcher, manifest, settings, targets
 from maestro.install.install import SETTINGS_BEFORE, UNINSTALL_BACKUP, destinations
 from maestro.install.transaction import sweep_interrupted
-from maestro.install.ui import fail, log
+from maestro.install.ui import fail, log, warn
 from maestro.util import atomic
 
 
@@ -147,7 +159,7 @@ def _sweep_interrupted_install(owned) -> None:
     sweep_interrupted(destinations(sorted(keys)))
 
 
-def run() -> int:
+def run(purge: bool = False) -> int:
     try:
         current, raw, mode = settings.read(exact_numbers=True)
     except settings.SettingsError as exc:
@@ -170,10 +182,16 @@ def run() -> int:
             atomic.write_atomic(settings.path(), restored, mode)
             log("restored settings.json to its exact pre-install bytes" if isinstance(restored, RestoredBytes)
                 else "removed maestro's hook entries from settings.json (other hooks kept)")
+    left = launcher.remove(log) + codex_leftovers()
     _remove_private_state(snapshot)
     if archive_last:
         _remove_archive_last()
-    log('done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.')
+    problems = purge_state(purge_targets()) if purge else []
+    _report(state_leftovers() + left)
+    if problems:
+        warn("--purge could not remove everything: " + "; ".join(problems))
+        return Exit.ERROR
+    log(f"done. {launcher.home_relative(paths.codex_dir())} was left as it is: it holds your Codex config.")
     return Exit.OK
 
 
@@ -204,3 +222,130 @@ def _remove_private_state(snapshot: str) -> None:
     except OSError:
         pass
 
+
+
+# --- what uninstall leaves behind, and --purge -----------------------------------------------------
+
+PIN_FILES = ("maestro-impl-effort", "maestro-impl-model", "maestro-scout", "maestro-pin.lock.flock")
+REPOSITORY_FILES = ".git/maestro-*"  # provenance log, digest cache, write lease and job lock directories
+
+
+def _shown(path: str) -> str:
+    return launcher.home_relative(path)
+
+
+def _rm(path: str, recursive: bool = False) -> str:
+    return ("rm -rf " if recursive else "rm ") + shlex.quote(path)
+
+
+def _own_directory(path: str) -> bool:
+    """A real directory (not a symlink) that belongs to this user: the only kind --purge deletes."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
+
+
+def _own_file(path: str) -> bool:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid()
+
+
+def _settings_backups():
+    return [settings.path() + ".maestro.bak", settings.path() + UNINSTALL_BACKUP]
+
+
+def _memory_outside() -> str:
+    """MAESTRO_MEMORY_DIR when it names a store outside ~/.maestro (--purge keeps it), else ''."""
+    memory, home = os.path.realpath(paths.memory_dir()), os.path.realpath(paths.maestro_dir())
+    return "" if memory == home or memory.startswith(home + os.sep) else paths.memory_dir()
+
+
+def purge_targets():
+    """(path, what it is) for each piece of maestro's own state that --purge deletes, as it is now."""
+    found = []
+    if _own_directory(paths.maestro_dir()):
+        found.append((paths.maestro_dir(), "maestro's state: the memory store, discussions, plans, logs"))
+    found += [(path, "a settings.json backup maestro made") for path in _settings_backups() if _own_file(path)]
+    return found
+
+
+def purge_state(found) -> list:
+    """Delete what purge_targets found (a directory without following any symlink in it); the
+    problems met, one line each."""
+    problems = []
+    for path, _ in found:
+        try:
+            if _own_directory(path):
+                shutil.rmtree(path)
+            elif _own_file(path):
+                os.unlink(path)
+            else:
+                continue
+            log(f"purged {_shown(path)}")
+        except OSError as exc:
+            problems.append(f"{path}: {exc.strerror or exc}")
+    return problems
+
+
+def state_leftovers():
+    """(what, how to remove it) for maestro's own state still on disk."""
+    left = []
+    directory = paths.maestro_dir()
+    if os.path.lexists(directory):
+        what = f"{_shown(directory)}: maestro's state"
+        if os.path.isdir(paths.memory_dir()) and not _memory_outside():
+            what += f" — the memory store {_shown(paths.memory_dir())} (your notes), discussions, plans, logs"
+        if not _own_directory(directory):
+            what += " (a symlink or not yours: --purge leaves it)"
+        left.append((what, _rm(directory, recursive=True)))
+    if _memory_outside() and os.path.isdir(paths.memory_dir()):
+        left.append((f"the memory store {_shown(paths.memory_dir())} (MAESTRO_MEMORY_DIR; another tool may share it, "
+                     "so --purge leaves it)", _rm(paths.memory_dir(), recursive=True)))
+    install_backup, uninstall_backup = _settings_backups()
+    left += [(f"{_shown(path)}: {what}", _rm(path)) for path, what in (
+        (install_backup, "settings.json as it was before install changed it"),
+        (uninstall_backup, "settings.json as it was before uninstall changed it"),
+    ) if os.path.lexists(path)]
+    return left
+
+
+def codex_leftovers():
+    """(what, how to remove it) for what maestro put in ~/.codex: never removed by uninstall."""
+    config, left = paths.codex_config(), []
+    shown = _shown(config)
+    raw = _read_bytes(config)
+    if raw is not None and codexconfig.NOTE.splitlines()[0].encode() in raw:
+        left.append((f"{shown}: the `web_search = \"disabled\"` line install added, with the two `# maestro:` "
+                     "comment lines above it", "delete those three lines to turn Codex's web search back on"))
+    top, _problem = pins.read_config_top_level(config)
+    pinned = [key for key in ("model", "model_reasoning_effort") if key in top]
+    if pinned:
+        left.append((f"{shown}: the Codex pins {' and '.join(pinned)} (set by model-select, or by you)",
+                     "delete those lines unless Codex should keep using them"))
+    files = [os.path.join(paths.codex_dir(), name) for name in PIN_FILES] + [config + ".maestro.bak"]
+    files = [path for path in files if os.path.lexists(path)]
+    if files:
+        left.append((f"maestro's pin files and config backup in {_shown(paths.codex_dir())}",
+                     "rm " + " ".join(shlex.quote(path) for path in files)))
+    return left
+
+
+def _read_bytes(path: str):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _report(left) -> None:
+    left = left + [(f"in each repository maestro ran in: {REPOSITORY_FILES} (provenance log, digest cache, locks)",
+                    f"rm -rf {REPOSITORY_FILES} there, once no maestro loop runs in it")]
+    log("left behind (remove what you no longer want):")
+    for what, how in left:
+        log(f"  {what}: {how}")

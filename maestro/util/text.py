@@ -45,3 +45,22 @@ def tail_lines(text: str, count: int) -> str:
     """The last `count` lines, without the trailing newline; "" for blank text."""
     lines = text.rstrip("\n").split("\n") if text.strip() else []
     return "\n".join(lines[-count:])
+
+
+def utf16_len(text: str) -> int:
+    """Length as Claude Code (JavaScript) counts its 10,000-character cap for hook text: UTF-16 code
+    units, 2 for a character past U+FFFF (most emoji). No utf-16 codec: its module would be one more
+    import for the session-start hook."""
+    if not text or max(text) <= "\uffff":
+        return len(text)
+    return len(text) + sum(1 for ch in text if ch > "\uffff")
+
+
+def utf16_cut(text: str, limit: int) -> str:
+    """The longest prefix of `text` of at most `limit` UTF-16 code units (never half a character)."""
+    used = 0
+    for index, ch in enumerate(text):
+        used += 2 if ch > "\uffff" else 1
+        if used > limit:
+            return text[:index]
+    return text

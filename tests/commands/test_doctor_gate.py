@@ -29,6 +29,7 @@ def installed(maestro, home, tmp_path, managed, monkeypatch):
     monkeypatch.setenv("MAESTRO_COMPANION", str(companion))
     H.write_settings(home, {})
     H.assert_ok(maestro("install"))
+    monkeypatch.setenv("PATH", f"{home / '.local' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")  # its launcher
     alias = tmp_path / "stable-bin" / "python3"
     alias.parent.mkdir()
     alias.symlink_to(os.path.realpath(H.PYTHON))

@@ -11,6 +11,8 @@ import tomllib
 import pytest
 from testing import PYZ, ROOT, TARGET
 
+from maestro.messages import PIN_MODELS
+
 IMPL_MAX_REJECTED = (
     "SELECT_ERROR: implementation effort 'max' cannot be expressed per write job (the companion accepts "
     "none|minimal|low|medium|high|xhigh); max/ultra are usable only when the top-level debate effort is the "
@@ -72,7 +74,8 @@ def test_t2_indented_table_keys_cannot_fake_a_top_level_pin(maestro, codex):
     write(codex / "maestro-impl-effort", "medium\n")
     result = maestro("model-select", "--pin")
     assert result.rc == 3
-    assert result.err == "SELECT_ERROR: Codex model and effort must both be pinned in the config.toml preamble\n"
+    assert result.err == ("SELECT_ERROR: Codex model and effort must both be pinned in the config.toml preamble; "
+                          f"pin them with: {PIN_MODELS}\n")
     assert "model=(not pinned — Codex default)" in show_lines(maestro)
 
 
@@ -207,18 +210,45 @@ def test_show_on_invalid_toml_says_so_and_exits_3(maestro, codex):
 @pytest.mark.parametrize(
     "config, message",
     [
-        ("", "Codex model and effort must both be pinned in the config.toml preamble"),
-        ('model = "m"\n', "Codex model and effort must both be pinned in the config.toml preamble"),
+        ("", f"Codex model and effort must both be pinned in the config.toml preamble; pin them with: {PIN_MODELS}"),
+        ('model = "m"\n',
+         f"Codex model and effort must both be pinned in the config.toml preamble; pin them with: {PIN_MODELS}"),
         ('model = "m"\nmodel_reasoning_effort = "turbo"\n',
-         "invalid debate effort 'turbo' (expected: none | minimal | low | medium | high | xhigh | max | ultra)"),
+         "invalid debate effort 'turbo' (expected: none | minimal | low | medium | high | xhigh | max | ultra); "
+         f"re-pin with: {PIN_MODELS}"),
         ('model = "bad model"\nmodel_reasoning_effort = "low"\n',
-         "invalid model name 'bad model' in config.toml (expected letters, digits, . _ -)"),
+         f"invalid model name 'bad model' in config.toml (expected letters, digits, . _ -); re-pin with: {PIN_MODELS}"),
     ],
 )
 def test_pin_refuses_an_unusable_pin(maestro, codex, config, message):
     write(codex / "config.toml", config)
     result = maestro("model-select", "--pin")
     assert (result.rc, result.out, result.err) == (3, "", f"SELECT_ERROR: {message}\n")
+
+
+def test_the_command_pin_names_is_the_one_that_fixes_it(maestro, codex):
+    """Issue 16 item 9: `--pin` on an unpinned config named no command. The one it names, filled in,
+    makes `--pin` succeed."""
+    refused = maestro("model-select", "--pin")
+    assert refused.rc == 3 and refused.err.rstrip("\n").endswith(f"pin them with: {PIN_MODELS}")
+    words = PIN_MODELS.split()
+    assert words[:2] == ["maestro", "model-select"]
+    filled = {"<model>": "gpt-5.6-sol", "<debate-effort>": "high", "<impl-effort>": "medium", "<impl-model>": "gpt-5.6-luna"}
+    args = [filled.get(word, word) for word in words[1:]]
+    assert maestro(*args).rc == 0
+    assert maestro("model-select", "--pin").out == "gpt-5.6-sol\thigh\tmedium\tgpt-5.6-luna\n"
+
+
+def test_the_session_start_model_suggestions_are_the_documented_model_names():
+    """Issue 16 item 9: the setup question suggested model names no document mentioned."""
+    import re
+
+    from maestro.hooks import guidance
+
+    suggested = set(re.findall(r"\bgpt-[0-9][\w.-]*[\w]", guidance.MODEL_PICKS))
+    assert suggested, guidance.MODEL_PICKS
+    docs = "\n".join(path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+    assert {name for name in suggested if f"model-select {name}" not in docs and f"`{name}`" not in docs} == set()
 
 
 @pytest.mark.parametrize(

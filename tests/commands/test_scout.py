@@ -61,7 +61,7 @@ def test_unpinned_scout_blocks_11_before_any_job_or_lock(repo, fake):
     result = scout(repo)
     assert_final(result, "BLOCKED", 11)
     assert "SCOUT_BLOCKED: scout pin is missing" in result.err
-    assert "python3 ~/.claude/hooks/maestro.pyz model-select --scout <model> <effort>" in result.err
+    assert "maestro model-select --scout <model> <effort>" in result.err
     assert fake.calls() == [] and not (repo / ".git" / "maestro-job-lock").exists()
 
 

@@ -50,7 +50,7 @@ def test_orphaned_job_lock_names_the_recovery_and_clear_job_lock_works(repo, fak
     fabricate_job_lock(repo, dead_pid())
     status = run("status", cwd=repo)
     assert status.rc == 11 and "job lock: ORPHANED class=read job=task-a-1" in status.out
-    assert "recover with: python3 ~/.claude/hooks/maestro.pyz loop --clear-job-lock" in status.out
+    assert "recover with: maestro loop --clear-job-lock" in status.out
     cleared = run("loop", "--clear-job-lock", cwd=repo)  # the fake knows no such job: status unavailable
     assert cleared.rc == 0, cleared.out + cleared.err
     assert "cleared companion job lock (class=read job=task-a-1 session=s)" in cleared.out

@@ -303,8 +303,8 @@ def test_41_executable_file_in_scratch_stays_free(maestro, tmp_path):
 def test_42_block_guidance_names_the_loop_and_the_watchdog(maestro):
     result = gate(maestro, payload(f"{REPO}/src/app.ts"))
     assert result.rc == 2
-    loop = 'python3 ~/.claude/hooks/maestro.pyz loop --plan <plan-file> --verify "<verify command>"\n'
-    watchdog = "python3 ~/.claude/hooks/maestro.pyz watchdog --file <plan-file>\n"
+    loop = 'maestro loop --plan <plan-file> --verify "<verify command>"\n'
+    watchdog = "maestro watchdog --file <plan-file>\n"
     assert loop in result.err and watchdog in result.err
     assert result.err.index(loop) < result.err.index(watchdog)
     assert '"edit it yourself" opens this gate for the current task.\n' in result.err

@@ -22,7 +22,7 @@ def test_the_inject_model_setup_directive_has_both_phrases_on_one_line_each(maes
     assert len(role_lines) == 1 and len(pin_lines) == 1, result.out
     lines = result.out.splitlines()
     assert lines.index(role_lines[0]) < lines.index(pin_lines[0])  # as in the original's test 38
-    assert "python3 ~/.claude/hooks/maestro.pyz model-select " + PIN_ARGS in pin_lines[0]
+    assert "maestro model-select " + PIN_ARGS in pin_lines[0]
 
 
 def test_the_session_start_setup_question_names_the_pin_arguments_on_one_line(maestro, home):
@@ -30,7 +30,7 @@ def test_the_session_start_setup_question_names_the_pin_arguments_on_one_line(ma
     (home / ".maestro" / "ask-on-start").write_bytes(b"")
     result = maestro("session-start", stdin=json.dumps({"source": "startup", "session_id": "guidance-2"}))
     assert result.rc == 0 and result.out.startswith("MAESTRO SESSION SETUP — "), result
-    assert len(grep(result.out, "python3 ~/.claude/hooks/maestro.pyz model-select " + PIN_ARGS)) == 1, result.out
+    assert len(grep(result.out, "maestro model-select " + PIN_ARGS)) == 1, result.out
 
 
 def test_the_pin_recovery_command_is_one_line():

@@ -341,7 +341,7 @@ def test_38_model_setup_asks_for_role_specific_efforts(maestro, home):
     assert "separate role-specific efforts" in text
     assert "<model> <debate-effort> <impl-effort> <impl-model>" in text
     assert text.index("separate role-specific efforts") < text.index("<model> <debate-effort> <impl-effort>")
-    assert "python3 ~/.claude/hooks/maestro.pyz model-select --show\n" in result.out
+    assert "maestro model-select --show\n" in result.out
     assert "One setting feeds both loops" not in result.out
 
 
@@ -352,7 +352,7 @@ def test_39_loop_directive_bounds_autonomous_answers(maestro, home):
     assert "mechanically necessary adjacent file" in text
     assert "equally strong verifier" in text
     assert text.index("mechanically necessary adjacent file") < text.index("equally strong verifier")
-    assert 'python3 ~/.claude/hooks/maestro.pyz loop --plan <plan-file> --verify "<verify command>"' in text
+    assert 'maestro loop --plan <plan-file> --verify "<verify command>"' in text
     assert "0 VERIFIED_DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 12 STUCK" in text
 
 

@@ -13,7 +13,7 @@ import pytest
 
 SID = "session-test"
 NP = "(Codex default — not pinned)"
-PYZ = "python3 ~/.claude/hooks/maestro.pyz"
+PYZ = "maestro"  # the launcher install puts on PATH
 NOT_ARMED_TAIL = f" — or turn on the session-start setup question: {PYZ} model-select --ask-on-start on.\n"
 OUTPUT_CAP = 10_000
 
@@ -514,17 +514,22 @@ def test_oversize_entries_with_hostile_pins_still_stay_below_10000_chars(maestro
     assert "Maestro: Codex pin is model=mmm" in result.out
 
 
-def test_a_corrupt_store_file_drops_only_the_memory_part(maestro, home, tmp_path, monkeypatch):
+def test_a_non_utf8_store_file_still_shows_every_track_and_names_the_file(maestro, home, tmp_path, monkeypatch):
+    """Issue 10 §3: one bad byte used to drop the whole memory part (a crash note, no memory)."""
     root = memory_root(home, monkeypatch)
     write_track(root / "MEMORY.md", ["fine entry"])
     (root / "USER.md").write_bytes(b"broken \xff\xfe bytes\n")
     env_file = tmp_path / "env.sh"
     result = start(maestro, {"source": "startup", "session_id": SID, "cwd": str(tmp_path)},
                    env={"CLAUDE_ENV_FILE": str(env_file)})
-    assert (result.out, result.err) == (status_line(), "")
+    assert "# Global Memory\nfine entry\n" in result.out
+    assert "# User Memory\nbroken \ufffd\ufffd bytes\n" in result.out
+    (line,) = [x for x in result.out.splitlines() if str(root / "USER.md") in x]
+    assert line.endswith("memory repair --confirm") and "not UTF-8 (byte 7)" in line
+    assert result.out.endswith(status_line()) and result.err == ""
     assert env_file.read_bytes() == b"export MAESTRO_SESSION_ID=session-test\n"
-    text = (home / ".maestro" / "logs" / "crashes.log").read_text()
-    assert " verb=session-start:memory " in text and "not UTF-8" in text
+    assert (root / "USER.md").read_bytes() == b"broken \xff\xfe bytes\n"  # the boot repair waits for a person
+    assert not (home / ".maestro" / "logs").exists()
 
 
 def test_an_unreadable_store_path_drops_only_the_memory_part(maestro, home, monkeypatch):

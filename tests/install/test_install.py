@@ -106,23 +106,27 @@ def test_t2_unowned_same_named_file_is_refused(maestro, home, key):
     result = maestro("install", "--with-workflow")
 
     assert result.rc == 1
-    assert f"[maestro] WARN: refusing to overwrite modified or unowned file: {target}" in H.err_lines(result)
+    assert f"[maestro] WARN: refusing to overwrite a file maestro did not install: {target}" in H.err_lines(result)
+    assert H.err_lines(result)[-1] == ("[maestro] WARN: no files were changed. Move it away, or replace it with "
+                                       "`maestro install --force` (each is backed up first)")
     assert H.snapshot(home) == before
     assert not H.manifest_path(home).exists()
 
 
-def test_t2_file_modified_since_install_is_refused_on_reinstall(maestro, home):
+def test_t2_file_modified_since_install_is_kept_on_reinstall(maestro, home, built_pyz):
+    """Issue 16 item 3: the edit stays, the new version lands beside it, the rest installs (exit 0).
+    The upgrade cases themselves: tests/install/test_upgrade_files.py."""
     H.write_settings(home, {})
     H.assert_ok(maestro("install"))
     rule = H.key_path(home, "rules/coding-discipline.md")
     rule.write_bytes(b"my local edits\n")
-    before = H.snapshot(home)
 
-    result = maestro("install")
+    result = H.assert_ok(maestro("install"))
 
-    assert result.rc == 1
-    assert f"refusing to overwrite modified or unowned file: {rule}" in result.err
-    assert H.snapshot(home) == before
+    assert rule.read_bytes() == b"my local edits\n"
+    new = Path(f"{rule}.maestro-new")
+    assert new.read_bytes() == H.source_bytes("rules/coding-discipline.md", built_pyz)
+    assert any(line.startswith(f"[maestro] WARN: kept {rule}: it changed after install.") for line in H.err_lines(result))
 
 
 def test_t2_unowned_file_with_identical_bytes_is_adopted_untouched(maestro, home, built_pyz):
@@ -355,7 +359,7 @@ def test_missing_codex_config_gives_a_warning_only(maestro, home):
 
 # --- t9: unknown option fails before anything -----------------------------------------------------
 
-@pytest.mark.parametrize("args", [["--with-workfow"], ["--with-workflow", "--force"], ["-x"], ["extra"]])
+@pytest.mark.parametrize("args", [["--with-workfow"], ["--with-workflow", "--forse"], ["-x"], ["extra"]])
 def test_t9_unknown_option_fails_before_mutation(maestro, home, args):
     H.write_settings(home, None, b'{"theme":"unchanged"}\n')
     _seed_user_state(home)

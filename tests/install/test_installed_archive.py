@@ -34,9 +34,11 @@ def test_uninstall_run_from_the_installed_archive_removes_everything(maestro, ho
     for key in H.BASE_KEYS:
         assert f"[maestro] removed {key}" in lines, key
         assert not H.key_path(home, key).exists(), key
-    # the archive it ran from goes last: after the private state, right before the closing line
-    assert lines[-2:] == ["[maestro] removed hooks/maestro.pyz",
-                          '[maestro] done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.']
+    # the archive it ran from goes last: after the private state, right before the leftovers and the closing line
+    archive_line = lines.index("[maestro] removed hooks/maestro.pyz")
+    assert not any(line.startswith(("[maestro] removed", "[maestro] purged")) for line in lines[archive_line + 1:])
+    assert lines[archive_line + 1] == "[maestro] left behind (remove what you no longer want):"
+    assert lines[-1] == "[maestro] done. ~/.codex was left as it is: it holds your Codex config."
     assert "[maestro] removed ~/.maestro/ask-on-start" in lines
     assert "[maestro] removed the private direct-edit authorization markers" in lines
     assert not grant.exists() and not flag_path(home, "x").parent.exists()

@@ -158,16 +158,25 @@ def test_migration_without_user_changes_removes_every_original_file(maestro, hom
     assert "kept " not in result.err
 
 
-def test_migration_refused_when_an_original_rule_was_modified(maestro, home):
+def test_migration_keeps_an_original_rule_the_user_modified(maestro, home, built_pyz):
+    """The original's manifest owns the rule, the user changed it: kept, maestro's version beside it
+    (issue 16 item 3, the same upgrade path as from an older maestro); the migration goes ahead."""
     _original_install(home)
-    H.key_path(home, "rules/coding-discipline.md").write_bytes(b"# my own discipline\n")
-    before = H.snapshot(home)
+    rule = H.key_path(home, "rules/coding-discipline.md")
+    rule.write_bytes(b"# my own discipline\n")
 
-    result = maestro("install")
+    result = H.assert_ok(maestro("install"))
 
-    assert result.rc == 1
-    assert f"refusing to overwrite modified or unowned file: {H.key_path(home, 'rules/coding-discipline.md')}" in result.err
-    assert H.snapshot(home) == before
+    assert rule.read_bytes() == b"# my own discipline\n"
+    new_copy = H.key_path(home, "rules/coding-discipline.md.maestro-new")
+    assert new_copy.read_bytes() == H.source_bytes("rules/coding-discipline.md", built_pyz)
+    assert any(line.startswith(f"[maestro] WARN: kept {rule}: it changed after install.") for line in H.err_lines(result))
+    assert H.key_path(home, "rules/orchestrator-implementer.md").read_bytes() == H.source_bytes(
+        "rules/orchestrator-implementer.md", built_pyz)
+    files = H.read_json(H.manifest_path(home))["files"]
+    assert files["rules/coding-discipline.md"] == H.sha256(ORIGINAL_RULES["rules/coding-discipline.md"])
+    assert files["rules/coding-discipline.md.maestro-new"] == H.sha256(new_copy.read_bytes())
+    assert [key for key in files if key.startswith("hooks/")] == ["hooks/maestro.pyz"]  # the original's migrated
 
 
 def test_original_files_are_not_deleted_without_the_original_manifest(maestro, home):

@@ -6,7 +6,7 @@ import os
 import pytest
 from testing import install as H
 
-DONE = '[maestro] done. web_search = "disabled" and the Codex pins in ~/.codex were left as they are.'
+DONE = "[maestro] done. ~/.codex was left as it is: it holds your Codex config."
 
 
 def _installed(maestro, home, settings=None, *args):
@@ -382,3 +382,147 @@ def test_manifest_lock_relocks_when_the_lock_file_was_removed_while_waiting(home
     finally:
         os.close(probe)
         held.__exit__(None, None, None)
+
+
+# --- what uninstall leaves behind, and --purge (issue 16 item 12) ------------------------------------
+
+LEFT_BEHIND = "[maestro] left behind (remove what you no longer want):"
+CODEX_CONFIG = b'model = "gpt-x"\nmodel_reasoning_effort = "high"\n'
+
+
+def _installed_and_used(maestro, home):
+    """An install that was used: a codex config with pins, pin files, a memory entry, a settings backup."""
+    codex = home / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_bytes(CODEX_CONFIG)
+    (codex / "maestro-impl-effort").write_bytes(b"high\n")
+    _installed(maestro, home, {"theme": "dark"})
+    H.assert_ok(maestro("memory", "add", "daily", "remember the launcher work"))
+    assert (home / ".maestro" / "memory").is_dir()
+    assert (home / ".claude" / "settings.json.maestro.bak").is_file()
+    return (codex / "config.toml").read_bytes()
+
+
+def _left(result):
+    lines = H.out_lines(result)
+    return lines[lines.index(LEFT_BEHIND) + 1:]
+
+
+def test_uninstall_lists_what_it_leaves_and_how_to_remove_each(maestro, home):
+    config = _installed_and_used(maestro, home)
+
+    result = H.assert_ok(maestro("uninstall"))
+
+    left = "\n".join(_left(result))
+    maestro_dir, codex = home / ".maestro", home / ".codex"
+    assert f"~/.maestro: maestro's state — the memory store ~/.maestro/memory (your notes)" in left
+    assert f"rm -rf {maestro_dir}" in left
+    assert f"rm {home / '.claude' / 'settings.json.maestro.bak'}" in left
+    assert f"rm {home / '.claude' / 'settings.json.maestro-uninstall.bak'}" in left
+    assert '~/.codex/config.toml: the `web_search = "disabled"` line install added' in left
+    assert "the Codex pins model and model_reasoning_effort" in left
+    assert f"rm {codex / 'maestro-impl-effort'} {codex / 'config.toml.maestro.bak'}" in left
+    assert ".git/maestro-*" in left
+    assert H.out_lines(result)[-1] == DONE
+    # listing is all it does: the state and ~/.codex stay
+    assert (maestro_dir / "memory").is_dir()
+    assert (codex / "config.toml").read_bytes() == config and (codex / "maestro-impl-effort").is_file()
+
+
+def test_purge_with_yes_removes_exactly_maestros_own_state(maestro, home):
+    config = _installed_and_used(maestro, home)
+    (home / "keep.txt").write_bytes(b"mine\n")
+    before = H.snapshot(home)
+
+    result = H.assert_ok(maestro("uninstall", "--purge", "--yes"))
+
+    for path in (home / ".maestro", home / ".claude" / "settings.json.maestro.bak",
+                 home / ".claude" / "settings.json.maestro-uninstall.bak"):
+        assert not os.path.lexists(path), path
+        assert f"[maestro] purged {'~/' + str(path.relative_to(home))}" in H.out_lines(result)
+    assert (home / ".codex" / "config.toml").read_bytes() == config  # the user's Codex config: byte-identical
+    after = H.snapshot(home)
+    gone = {rel for rel in before if rel not in after}
+    maestro_state = {rel for rel in before if rel == ".maestro" or rel.startswith(".maestro" + os.sep)}
+    published = tuple(os.path.join(".claude", name) for name in ("hooks", "rules", "skills")) + (".local",)
+    installed = {rel for rel in before if rel.startswith(published)}
+    assert gone == maestro_state | installed | {os.path.join(".claude", "settings.json.maestro.bak")}
+    for rel, entry in after.items():  # everything else is byte-identical (settings.json: its pre-install bytes)
+        if rel != os.path.join(".claude", "settings.json"):
+            assert before.get(rel) == entry, rel
+    assert (home / "keep.txt").read_bytes() == b"mine\n"
+    assert not any(line.startswith("[maestro]   ~/.maestro") for line in _left(result))
+
+
+def test_purge_without_yes_and_without_a_terminal_refuses_and_removes_nothing(maestro, home):
+    _installed_and_used(maestro, home)
+    before = H.snapshot(home)
+
+    result = maestro("uninstall", "--purge")
+
+    assert result.rc == 3
+    assert "stdin is not a terminal: add --yes to confirm (nothing was removed)" in result.err
+    assert H.snapshot(home) == before
+
+
+def test_yes_without_purge_is_refused(maestro, home):
+    _installed(maestro, home, {})
+    before = H.snapshot(home)
+    result = maestro("uninstall", "--yes")
+    assert result.rc == 1 and "--yes confirms --purge" in result.err
+    assert H.snapshot(home) == before
+
+
+class _Terminal:
+    """stdin on a terminal, answering `answer`."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def isatty(self):
+        return True
+
+    def readline(self):
+        return self.answer
+
+
+@pytest.mark.source_only
+@pytest.mark.parametrize("answer, purged", [("y\n", True), ("yes\n", True), ("n\n", False), ("\n", False), ("", False)])
+def test_purge_on_a_terminal_asks_first(maestro, home, monkeypatch, capsys, answer, purged):
+    import sys
+
+    from maestro.commands import uninstall
+
+    _installed_and_used(maestro, home)
+    before = H.snapshot(home)
+    monkeypatch.setattr(sys, "stdin", _Terminal(answer))
+
+    rc = uninstall.main(["--purge"])
+
+    out = capsys.readouterr().out
+    assert f"[maestro]   {home / '.maestro'} (maestro's state: the memory store, discussions, plans, logs)" in out
+    assert "[maestro] delete them? [y/N] " in out
+    if purged:
+        assert rc == 0 and not (home / ".maestro").exists()
+    else:
+        assert rc == 1 and "[maestro] nothing was removed" in out
+        assert H.snapshot(home) == before
+
+
+def test_purge_never_follows_a_symlinked_maestro_dir_nor_an_outside_memory_store(maestro, home, tmp_path):
+    real = tmp_path / "real-maestro"
+    real.mkdir(mode=0o700)
+    (real / "data").write_bytes(b"keep\n")
+    shared = tmp_path / "shared-memory"
+    _installed(maestro, home, {})
+    H.assert_ok(maestro("memory", "add", "daily", "shared note", env={"MAESTRO_MEMORY_DIR": str(shared)}))
+    (home / ".maestro").rename(tmp_path / "old-maestro")
+    (home / ".maestro").symlink_to(real)
+
+    result = H.assert_ok(maestro("uninstall", "--purge", "--yes", env={"MAESTRO_MEMORY_DIR": str(shared)}))
+
+    assert os.readlink(home / ".maestro") == str(real) and (real / "data").read_bytes() == b"keep\n"
+    assert shared.is_dir() and any(shared.rglob("*.md"))
+    left = "\n".join(_left(result))
+    assert "(a symlink or not yours: --purge leaves it)" in left
+    assert f"the memory store {shared} (MAESTRO_MEMORY_DIR; another tool may share it, so --purge leaves it)" in left

@@ -9,8 +9,10 @@ def main(argv) -> int:
     """add an entry to a track (sanitized, stamped, summarized, deduplicated)
 
 Secrets are replaced by [Filtered:<label>]; a text that is nothing but a secret is refused.
-An idle text ("Idle — no change", "waiting …") or one already stored is reported as a duplicate
-and nothing is written. key entries get an [id:] and an optional branch scope."""
+An idle text ("Idle — no change", "waiting …") or one already stored (whitespace aside) is
+reported as a duplicate and nothing is written. A text whose later line holds only § or opens
+with a [YYYY-MM-DD] stamp is refused (exit 3): `memory repair` would read it as two entries.
+key entries get an [id:] and an optional branch scope."""
 
     def body(out):
         p = parser("add", main.__doc__)

@@ -9,7 +9,9 @@ from maestro.memory.store.health import DIMENSIONS, health
 def main(argv) -> int:
     """print the health score (five dimensions) and the render cost per section
 
-The five-dimension score of spec memory.md §2.8 for the project of --cwd (default: the current
+The five dimensions S, R, J, C and Safety (each 0-10, from the share of project entries with a
+[summary:], the days with daily entries in the last 7 UTC days and the longest entries) and their
+composite (0.4 x the lowest + 0.6 x the mean), for the project of --cwd (default: the current
 directory; its git toplevel), and the byte cost of the last 50 session-start renders per section
 (median and max; recorded by session-start into .maestro-memory/cost.json). Reads only."""
 

@@ -18,10 +18,12 @@ def main(argv) -> int:
     """print a track's entries (key: --branch; --archived)
 
 Text output is the entries in the file's own format (joined by a line holding only §).
-An invalid --date lists nothing (it is also the daily track's path-traversal guard)."""
+An invalid --date (not a real YYYY-MM-DD day) is a usage error: exit 3, nothing listed."""
 
     def body(out):
         from maestro.memory.store import entry as grammar
+        from maestro.memory.store import layout
+        from maestro.memory.store.errors import StoreError
 
         p = parser("list", main.__doc__)
         p.add_argument("track", help="global|memory, user, project, key, daily, reference")
@@ -31,9 +33,11 @@ An invalid --date lists nothing (it is also the daily track's path-traversal gua
         p.add_argument("--date", help="daily only: the day to list, YYYY-MM-DD (default: today)")
         p.add_argument("--json", action="store_true", help="print one JSON envelope")
         args = p.parse_args(argv)
+        if args.date is not None and args.track == "daily":
+            layout.check_date(args.date)  # a usage error (exit 3), not an empty listing that exits 0
         listing = Store().list(args.track, cwd=args.cwd, branch=args.branch, archived=args.archived, date=args.date)
-        if listing.file is None:
-            sys.stderr.write(f"maestro memory list: invalid date {args.date!r} (expected YYYY-MM-DD); nothing listed\n")
+        if listing.file is None:  # the store's own traversal guard refused the date
+            raise StoreError(f"invalid date {args.date!r} (expected YYYY-MM-DD); nothing listed", "usage")
         if not out.as_json:
             sys.stdout.write(grammar.serialize_entries(listing.entries))
         return out.done(track=listing.track, file=listing.file, entries=[_entry_fields(e) for e in listing.entries])

@@ -39,7 +39,8 @@ def _usage() -> str:
     width = max(len(name) for name in SUBCOMMANDS)
     lines = ["usage: maestro memory <subcommand> [args]   (maestro memory <subcommand> --help for each)", "",
              "The durable memory store: global, user, project, key, daily and reference tracks of",
-             "§-delimited entries (dsh-maestro-memory's format) under ~/.maestro/memory or $MAESTRO_MEMORY_DIR.",
+             "entries separated by a line holding only § (plain Markdown files you can read) under",
+             "~/.maestro/memory or $MAESTRO_MEMORY_DIR.",
              "", "subcommands:"]
     lines += [f"  {name.ljust(width)}  {summary}" for name, (_, summary) in SUBCOMMANDS.items()]
     return "\n".join(lines) + "\n"

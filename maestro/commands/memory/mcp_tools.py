@@ -1,13 +1,17 @@
 """The tools `memory mcp` serves: their JSON Schemas, an argument check, and the handlers.
 
 Every handler takes the checked arguments and returns one text (a line like the CLI's, or the
-listed entries); a StoreError or a bad argument (UsageError) is raised as a MaestroError and becomes an
-`isError` result in maestro/commands/memory/mcp.py. The store logic is the store's: `Store.add`/`list`,
+listed entries). Arguments that break the tool's input schema (a wrong type, an unknown or a
+missing required argument, a value outside its enum, range or pattern) raise `InvalidArguments`,
+a JSON-RPC -32602 error in maestro/commands/memory/mcp.py, as MCP says for invalid arguments; what
+only running the tool finds out (a StoreError, a UsageError: no such day, branches on a track
+other than key, a todo action without its id) becomes an `isError` result. The store logic is the store's: `Store.add`/`list`,
 `Queue.suggest`, `Todos`. A write to the `key` track is never made here: it is queued for a
 human's `maestro memory queue approve N`, as `memory suggest` does.
 """
 
 import os
+import re
 
 from maestro.errors import UsageError
 from maestro.memory.store import compose
@@ -91,6 +95,17 @@ SCHEMAS = {tool["name"]: tool["inputSchema"] for tool in TOOLS}
 _TYPES = {"string": str, "boolean": bool, "array": list, "object": dict}
 
 
+class InvalidArguments(UsageError):
+    """Arguments the tool's input schema rejects: a protocol error (-32602), not a tool result."""
+
+
+def _matches(pattern: str, value: str) -> bool:
+    """JSON Schema's `pattern` (ECMA-262): a final `$` is the end of the text, not before a last newline."""
+    if pattern.endswith("$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.search(pattern, value, re.ASCII) is not None
+
+
 def _check_value(name: str, value, spec: dict) -> None:
     kind = spec.get("type")
     if kind == "integer":
@@ -98,29 +113,32 @@ def _check_value(name: str, value, spec: dict) -> None:
     else:
         ok = isinstance(value, _TYPES[kind])
     if not ok:
-        raise UsageError(f"argument '{name}' must be {'an' if kind[0] in 'aio' else 'a'} {kind}")
+        raise InvalidArguments(f"argument '{name}' must be {'an' if kind[0] in 'aio' else 'a'} {kind}")
     if kind == "string" and len(value) > MAX_ARG_CHARS:
-        raise UsageError(f"argument '{name}' is longer than {MAX_ARG_CHARS} characters")
+        raise InvalidArguments(f"argument '{name}' is longer than {MAX_ARG_CHARS} characters")
     if "enum" in spec and value not in spec["enum"]:
-        raise UsageError(f"argument '{name}' must be one of {', '.join(spec['enum'])}")
+        raise InvalidArguments(f"argument '{name}' must be one of {', '.join(spec['enum'])}")
+    if "pattern" in spec and not _matches(spec["pattern"], value):
+        raise InvalidArguments(f"argument '{name}' does not match {spec['pattern']}")
     if kind == "integer" and not spec.get("minimum", value) <= value <= spec.get("maximum", value):
-        raise UsageError(f"argument '{name}' must be between {spec['minimum']} and {spec['maximum']}")
+        raise InvalidArguments(f"argument '{name}' must be between {spec['minimum']} and {spec['maximum']}")
     if kind == "array":
         if len(value) > spec.get("maxItems", len(value)):
-            raise UsageError(f"argument '{name}' has more than {spec['maxItems']} items")
+            raise InvalidArguments(f"argument '{name}' has more than {spec['maxItems']} items")
         for item in value:
             _check_value(f"{name}[]", item, spec["items"])
 
 
 def check_arguments(tool: str, arguments: dict) -> dict:
-    """`arguments` checked against the tool's schema (the date pattern is the store's to check)."""
+    """`arguments` checked against the tool's schema, or InvalidArguments (a date that matches the
+    pattern but names no day is the store's to refuse)."""
     schema = SCHEMAS[tool]
     unknown = sorted(set(arguments) - set(schema["properties"]))
     if unknown:
-        raise UsageError(f"unknown argument(s) {', '.join(repr(u[:40]) for u in unknown[:5])} for {tool}")
+        raise InvalidArguments(f"unknown argument(s) {', '.join(repr(u[:40]) for u in unknown[:5])} for {tool}")
     missing = [name for name in schema["required"] if arguments.get(name) is None]
     if missing:
-        raise UsageError(f"{tool} needs {', '.join(missing)}")
+        raise InvalidArguments(f"{tool} needs {', '.join(missing)}")
     checked = {}
     for name, value in arguments.items():
         if value is not None:

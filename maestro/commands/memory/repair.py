@@ -14,8 +14,10 @@ def main(argv) -> int:
 Splits glued entries (a line opening with [id:…] and/or a [YYYY-MM-DD…] stamp) and stray §
 lines, moves a trailing [summary:…] into the header and drops repeated entries (ignoring [id:],
 summaries and whitespace; the first wins). Covers MEMORY, USER, TODOS-life/work, daily/* and
-projects/*/{MEMORY,KEY,TODOS}.md; not archives. With --confirm each changed file is backed up to
-<file>.bak.<ms> first, and the first confirmed run writes .maestro-memory/delimiter-repaired-v3."""
+projects/*/{MEMORY,KEY,TODOS}.md. A file that is not UTF-8 (archives and REFERENCE.md included) is
+decoded with U+FFFD for each bad byte and rewritten. With --confirm each changed file's original
+bytes are backed up to <file>.bak.<ms> next to it first, and the first confirmed run writes
+.maestro-memory/delimiter-repaired-v3."""
     from maestro.memory.store.tracks import Store
 
     def body(out):
@@ -34,6 +36,8 @@ projects/*/{MEMORY,KEY,TODOS}.md; not archives. With --confirm each changed file
                 plan = item.plan
                 line = (f"{verb} {item.file}: entries {plan.before} -> {plan.after} (split {plan.split}, "
                         f"deduped {plan.deduped}, relocated {plan.relocated})")
+                if item.recoded:
+                    line += f"; {item.recoded}: each undecodable byte becomes U+FFFD"
                 out.line(line + (f"; backup {item.backup}" if item.backup else ""))
         out.line(f"changed {report.changed}" + ("" if report.applied else " (dry run; --confirm to write)"))
         return out.done(**report.as_dict())

@@ -1,4 +1,4 @@
-"""`memory snapshot`: print the bounded session-start snapshot (maestro/memory/store/snapshot.py)."""
+"""`memory snapshot`: print the bounded session-start snapshot (the domain: memory/store/snapshot.py)."""
 
 import os
 import sys
@@ -11,12 +11,13 @@ from maestro.util.session import is_valid_session_id
 def main(argv) -> int:
     """print the bounded session-start snapshot (--json: with stats)
 
-The sections of spec memory.md §2.6 in order (Global, User, Project Key, Project Context,
-Project Knowledge, Recent Daily, then the discipline note), each within its byte cap and entry
-budget; see maestro/memory/store/snapshot.py. Reads only: nothing is written. --cwd picks the project
+The sections in order (Global, User, Project Key, Project Context, Project Knowledge, Recent
+Daily, then the discipline note), each within its byte cap and entry budget, the whole under
+Claude Code's 10,000-character cap for a hook's context. Reads only: nothing is written. --cwd picks the project
 (default: the current directory); --branch the key track's branch (default: the checked-out one)."""
 
     def body(out):
+        from maestro.memory.store import layout
         from maestro.memory.store import snapshot as snap
         from maestro.memory.store.tracks import Store
 
@@ -27,7 +28,7 @@ budget; see maestro/memory/store/snapshot.py. Reads only: nothing is written. --
                                          "backlog section included); default: $MAESTRO_SESSION_ID")
         p.add_argument("--json", action="store_true", help="print one JSON envelope with per-section stats")
         args = p.parse_args(argv)
-        project, branch = snap.locate(args.cwd or ".")
+        project, branch = layout.locate(args.cwd or ".")
         if args.branch is not None:
             branch = args.branch.strip() or None
         session = args.session if args.session is not None else os.environ.get("MAESTRO_SESSION_ID")

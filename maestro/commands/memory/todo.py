@@ -3,7 +3,7 @@
 from maestro.commands.memory.entry_args import text_or_stdin
 from maestro.commands.memory.output import one_line, parser, run
 from maestro.memory.store.errors import StoreError
-from maestro.memory.store.todos import ARCHIVE_FILE, LISTS, Todo, Todos, default_view, rank
+from maestro.memory.store.todos import ARCHIVE_FILE, LISTS, Todo, Todos, list_view, rank
 
 
 def todo_line(todo: Todo) -> str:
@@ -19,17 +19,27 @@ def todo_line(todo: Todo) -> str:
     return " ".join(bits) + "  " + one_line(todo.text, 160)
 
 
+def left_out_line(left_out) -> str:
+    """Why open todos are missing from the default view, and the command that shows them."""
+    lists = sorted({t.list for t in left_out})
+    see = f"todo list --list {lists[0]}" if len(lists) == 1 else "todo list --all"
+    return (f"… {len(left_out)} open todo(s) not in this view, which holds only overdue, due-today, q1–q2, "
+            f"project and today's daily todos (see them: {see})")
+
+
 def main(argv) -> int:
     """todos: add | list | start | done | drop | reopen | archive
 
   todo add TEXT [--due YYYY-MM-DD] [--quadrant q1..q4] [--list life|work|project|daily] [--cat C]
-  todo list [--all] [--list L] [--json]   default: the ranked view of at most 8
+  todo list [--all] [--list L] [--json]   default: the ranked view of at most 8 (and how many
+                                          open todos it leaves out); --list L: L's open todos
   todo start|done|drop|reopen ID          set the status (doing, done, dropped, open)
   todo archive                            move done and dropped todos to TODO-archive.md
 
 Files: TODOS-life.md, TODOS-work.md, projects/<h>/TODOS.md (--cwd), daily/D.todo.md. The default
 view ranks open todos overdue < due today < q1 < q2 < q3 < q4 < none and shows at most 8 of the
-overdue, due today, project, life/work q1–q2 and today's daily ones. Quadrants: q1 urgent and
+overdue, due today, project, life/work q1–q2 and today's daily ones, then one line counting the
+open todos it leaves out; `--list L` shows every open todo of list L instead. Quadrants: q1 urgent and
 important, q2 important, q3 urgent, q4 neither. Text is sanitized (secrets filtered)."""
 
     def body(out):
@@ -59,18 +69,20 @@ important, q2 important, q3 urgent, q4 neither. Text is sanitized (secrets filte
             if args.list_name is not None and args.list_name not in LISTS:
                 raise StoreError(f"unknown todo list '{args.list_name[:20]}' (lists: {', '.join(LISTS)})", "usage")
             every = todos.all(args.cwd)
-            if args.list_name:
-                every = [t for t in every if t.list == args.list_name]
             today = todos.today()
             if args.all:
-                shown, hidden = sorted(every, key=lambda t: rank(t, today)), 0
+                every = [t for t in every if not args.list_name or t.list == args.list_name]
+                shown, hidden, left_out = sorted(every, key=lambda t: rank(t, today)), 0, []
             else:
-                shown, hidden = default_view(every, today)
+                view = list_view(every, today, args.list_name)
+                shown, hidden, left_out = view.shown, view.more, view.left_out
             for todo in shown:
                 out.line(todo_line(todo))
             if hidden:
-                out.line(f"… {hidden} more (todo list --all)")
-            return out.done(todos=[t.as_dict() for t in shown], more=hidden, all=args.all)
+                out.line(f"… {hidden} more (todo list{f' --list {args.list_name}' if args.list_name else ''} --all)")
+            if left_out:
+                out.line(left_out_line(left_out))
+            return out.done(todos=[t.as_dict() for t in shown], more=hidden, left_out=len(left_out), all=args.all)
         if args.action == "archive":
             moved = todos.archive(args.cwd)
             out.line(f"archived {len(moved)} todo(s) to {ARCHIVE_FILE}")

@@ -47,17 +47,23 @@ def stamp(text: str, now) -> str:
 
 
 def clean_summary(text: str) -> str:
-    text = _SUMMARY_UNSAFE.sub(" ", text)
-    return grammar.trim(_WS_RUN.sub(" ", text))[:SUMMARY_MAX_CHARS]
+    """`text` fit for a `[summary:…]`: through the sanitizer (again: joining lines must not make a
+    secret), placeholders in their bracket-free form, one line, at most 120 characters, never cut
+    inside a placeholder. Imported lazily: session-start's repair uses this module, not the sanitizer."""
+    from maestro.memory.store.sanitize import bounded_summary, summary_text
+
+    text = grammar.trim(_WS_RUN.sub(" ", _SUMMARY_UNSAFE.sub(" ", summary_text(text))))
+    return bounded_summary(summary_text(text), SUMMARY_MAX_CHARS)
 
 
 def auto_summary(entry: str, daily: bool = False) -> str:
-    """The first body line, at most 80 characters (`…` when cut), made safe for a tag."""
+    """The first body line, at most 80 characters (`…` when cut, never inside a placeholder), made
+    safe for a tag."""
+    from maestro.memory.store.sanitize import bounded_summary
+
     body = grammar.split(entry, daily).body
-    first = grammar.trim(body.split("\n", 1)[0])
-    if len(first) > SUMMARY_AUTO_CHARS:
-        first = first[: SUMMARY_AUTO_CHARS - 1] + "…"
-    return clean_summary(first)
+    first = clean_summary(grammar.trim(body.split("\n", 1)[0]))
+    return bounded_summary(first, SUMMARY_AUTO_CHARS, "…")
 
 
 def with_branches(entry: str, names) -> str:

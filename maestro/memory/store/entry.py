@@ -53,6 +53,13 @@ _DSH_ONLY = _Lazy(rf"\[dsh-only\]{WS}*", _FLAGS)
 _SUMMARY = _Lazy(rf"\[summary:([^\]]*)\]{WS}*")  # case-sensitive, as in the reference
 _FREE_TAG = _Lazy(rf"\[([^\]]+)\]{WS}*")
 _DATE_PREFIX = _Lazy(r"\[?([0-9]{4}-[0-9]{2}-[0-9]{2})", re.ASCII)
+_WS_RUN = _Lazy(f"{WS}+")
+# What repair (maestro/memory/store/repair.py) reads as the end of one entry inside a piece: a line
+# holding only `§` (give or take whitespace), or a line opening with an optional `[id:8hex]` and a
+# `[YYYY-MM-DD…]` stamp. `add` refuses text holding either after its first line, so an entry it
+# stores is one entry to repair too.
+_STRAY = _Lazy(rf"{WS}*§{WS}*")
+_ENTRY_START = _Lazy(rf"(?:\[id:{WS}*[0-9a-f]{{8}}\]{WS}*)?\[[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}[^\]\n]*\]", _FLAGS)
 
 
 class EntryError(StoreError):
@@ -104,6 +111,33 @@ def serialize_entries(entries) -> str:
     for entry in entries:
         _text(entry)
     return DELIMITER.join(entries) + "\n" if entries else ""
+
+
+def is_stray_delimiter(line: str) -> bool:
+    """A line holding only `§`, give or take whitespace: repair ends an entry there."""
+    return _STRAY.fullmatch(line) is not None
+
+
+def opens_entry(line: str) -> bool:
+    """A line opening with an optional `[id:8hex]` and a `[YYYY-MM-DD…]` stamp: after an entry's
+    first line, repair starts a new entry there (a date in the middle of a line does not)."""
+    return _ENTRY_START.match(line) is not None
+
+
+def entry_break(text: str):
+    """(1-based line number, why) of the first line after the first that repair would cut `text`
+    at, or None: what makes one stored entry read back as two."""
+    for number, line in enumerate(_text(text).split("\n")[1:], start=2):
+        if is_stray_delimiter(line):
+            return number, "holds only § (the entry delimiter)"
+        if opens_entry(line):
+            return number, "opens with a [YYYY-MM-DD] stamp (the start of an entry)"
+    return None
+
+
+def squeeze(text: str) -> str:
+    """Every run of whitespace as one space: two entries that differ only there are the same."""
+    return _WS_RUN.sub(" ", _text(text))
 
 
 def is_canonical(text: str) -> bool:

@@ -6,9 +6,11 @@
     projects/<h>/REFERENCE.md                    reference
     .maestro-memory/                             write-block.json, store.lock, later: backups, flags, sync
 
-`<h>` is the first 12 hex digits of the sha1 of the project root: the git toplevel of the working
-directory, else the directory itself (dsh hashed the raw cwd; a session started at the repository
-root gives the same hash, one started in a subdirectory now shares the project's files).
+`<h>` is the first 12 hex digits of the sha1 of the project root: the git toplevel of the real
+path of the working directory, else (git missing, slow, or refusing a checkout another user owns)
+the nearest directory holding `.git`, else the directory itself. dsh hashed the raw cwd; here a
+session started in a subdirectory or through a symlinked checkout path shares the project's files.
+`project_root` (commands) and `locate` (the session-start hook, with the branch) agree on it.
 """
 
 import collections
@@ -63,7 +65,21 @@ def project_root(cwd: str = None) -> str:
     directory = os.path.realpath(cwd or os.getcwd())
     if not os.path.isdir(directory):
         raise StoreError(f"not a directory: {cwd}", "usage")
-    return gitscope.toplevel(directory) or directory
+    return gitscope.toplevel(directory) or nearest_checkout(directory)
+
+
+def nearest_checkout(directory: str) -> str:
+    """The nearest of `directory` (a real path) and its parents holding a `.git`, else `directory`:
+    the project root when git cannot say (not installed, too slow, a checkout owned by another
+    user that git refuses as "dubious"), so a subdirectory still shares its repository's memory."""
+    current = directory
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return directory
+        current = parent
 
 
 class Target(collections.namedtuple("Target", "track path archive", defaults=(None,))):
@@ -117,3 +133,65 @@ class Layout(collections.namedtuple("Layout", "root")):
             base = self.root
         archive = os.path.join(base, _ARCHIVES[track]) if track in _ARCHIVES else None
         return Target(track, os.path.join(base, _FILES[track]), archive)
+
+
+# --- the project of a working directory, at hook speed ------------------------------------------
+
+
+def _git(directory: str, args, timeout: float):
+    """(exit status, stdout) of `git -C directory <args>`, or None when git is missing or too slow.
+
+    posix_spawn and a pipe instead of `subprocess`: importing that module would cost the
+    session-start hook ~3.5 ms, most of its memory budget."""
+    import select
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+    read_fd, write_fd = os.pipe()  # both close-on-exec; the child gets write_fd as its stdout only
+    try:
+        try:
+            pid = os.posix_spawnp("git", ["git", "-C", directory, *args], env, file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write_fd, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+        finally:
+            os.close(write_fd)
+        chunks, deadline, done = [], time.monotonic() + timeout, False
+        while not done:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
+                import signal  # only on a timeout: the import costs the hook ~0.5 ms
+
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            chunk = os.read(read_fd, 65536)
+            chunks.append(chunk)
+            done = not chunk
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except OSError:
+        return None
+    finally:
+        os.close(read_fd)
+    return status, b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def locate(cwd: str, timeout: float = 2.0):
+    """(project root, branch or None) of a working directory with one short `git rev-parse`.
+
+    The same root as `project_root`, for the session-start hook: one spawned git (no `subprocess`
+    import), the same fallback to `nearest_checkout` when git cannot say (outside git: the
+    directory itself). An unborn or detached HEAD gives no branch; a slow or missing git is the
+    same as no git. Never writes."""
+    directory = os.path.realpath(cwd)
+    if not os.path.isdir(directory):
+        raise StoreError(f"not a directory: {cwd}", "usage")
+    result = _git(directory, ["rev-parse", "--show-toplevel", "--abbrev-ref", "HEAD"], timeout)
+    if result is None:
+        return nearest_checkout(directory), None
+    status, out = result
+    lines = out.splitlines()
+    root = os.path.realpath(lines[0]) if lines and os.path.isabs(lines[0]) else nearest_checkout(directory)
+    branch = lines[1].strip() if status == 0 and len(lines) > 1 else None
+    return root, (branch if branch and branch != "HEAD" else None)

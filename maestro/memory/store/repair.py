@@ -12,16 +12,27 @@ only: the `memory repair` command (arguments, result lines) is maestro/commands/
 It reports before/after/split/deduped/relocated/changed; `changed` also covers a file whose
 entries survive but whose bytes are not canonical (a missing trailing newline, `\\r\\n` …).
 
+Steps 2 and 3 read lines the way `entry.entry_break` does, and step 5's key is `add`'s dedupe
+key (maestro/memory/store/tracks.py): `add` refuses text with such a line and reports an entry
+differing only in whitespace as a duplicate, so what `add` stored, repair leaves alone.
+
 Files covered: MEMORY.md, USER.md, TODOS-life.md, TODOS-work.md, daily/*.md and
-projects/*/{MEMORY,KEY,TODOS}.md. Archives and REFERENCE.md are not repaired; a file that is not
-UTF-8 is reported and left alone.
+projects/*/{MEMORY,KEY,TODOS}.md. Archives and REFERENCE.md are only recoded (below), never split
+or deduped.
+
+A file that is not UTF-8 (one bad byte hides nothing: the snapshot shows it with U+FFFD and names
+it) is `recoded`: decoded with U+FFFD for each undecodable byte, then planned like any other (an
+archive or REFERENCE.md: only re-serialised). The boot-time repair leaves such a file alone (the
+change loses the original bytes, so it waits for a person's `--confirm`); `memory repair` plans it.
 
 A dry run (the default) writes nothing. `--confirm` rewrites each changed file under
-`Store.transaction()` (lock, write-block) after copying it to `<file>.bak.<ms>`. The first
-confirmed run, and `repair_once_if_flag_missing`, write `.maestro-memory/delimiter-repaired-v3`
-holding `{at, report}`; with that flag present the boot-time repair does not run again.
+`Store.transaction()` (lock, write-block) after copying its original bytes to `<file>.bak.<ms>`
+next to it. The first confirmed run, and `repair_once_if_flag_missing`, write
+`.maestro-memory/delimiter-repaired-v3` holding `{at, report}`; with that flag present the
+boot-time repair does not run again.
 """
 
+import dataclasses
 import datetime
 import json
 import os
@@ -37,12 +48,9 @@ from maestro.memory.store.txn import backup, check_write_block
 FLAG_NAME = "delimiter-repaired-v3"
 ROOT_FILES = ("MEMORY.md", "USER.md", "TODOS-life.md", "TODOS-work.md")
 PROJECT_FILES = ("MEMORY.md", "KEY.md", "TODOS.md")
+ROOT_RECODE_ONLY = ("MEMORY-archive.md", "USER-archive.md")
+PROJECT_RECODE_ONLY = ("MEMORY-archive.md", "KEY-archive.md", "REFERENCE.md")
 
-_WS_RUN = re.compile(f"{grammar.WS}+")
-_STRAY = re.compile(rf"{grammar.WS}*§{grammar.WS}*")
-_ENTRY_START = re.compile(
-    rf"(?:\[id:{grammar.WS}*[0-9a-f]{{8}}\]{grammar.WS}*)?\[[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}[^\]\n]*\]",
-    re.ASCII | re.IGNORECASE)
 _TRAILING_SUMMARY = re.compile(rf"{grammar.WS}*\[summary:([^\]\n]*)\]{grammar.WS}*\Z")
 
 
@@ -65,11 +73,11 @@ def _split_piece(piece: str):
     """One parsed piece → its entries: cut at stray `§` lines and at lines opening a dated entry."""
     out, current = [], []
     for line in piece.split("\n"):
-        if _STRAY.fullmatch(line):
+        if grammar.is_stray_delimiter(line):
             out.append("\n".join(current))
             current = []
             continue
-        if current and _ENTRY_START.match(line):
+        if current and grammar.opens_entry(line):
             out.append("\n".join(current))
             current = []
         current.append(line)
@@ -90,7 +98,7 @@ def _relocate(entry: str):
 
 
 def dedupe_key(entry: str) -> str:
-    return _WS_RUN.sub(" ", compose.dedupe_key(entry))
+    return grammar.squeeze(compose.dedupe_key(entry))
 
 
 def plan_repair(text: str) -> RepairPlan:
@@ -114,17 +122,28 @@ def plan_repair(text: str) -> RepairPlan:
 # --- the store's files ---------------------------------------------------------------------
 
 
-def covered_files(root: str) -> list:
-    """Every existing file repair looks at, in a stable order."""
-    found = [os.path.join(root, name) for name in ROOT_FILES]
+def covered_files(root: str, recode_only: bool = False) -> list:
+    """Every existing file repair plans (`recode_only`: the archives and REFERENCE.md, which it
+    only recodes), in a stable order."""
+    found = [os.path.join(root, name) for name in (ROOT_RECODE_ONLY if recode_only else ROOT_FILES)]
     daily = os.path.join(root, "daily")
-    if os.path.isdir(daily):
+    if os.path.isdir(daily) and not recode_only:
         found += [os.path.join(daily, n) for n in sorted(os.listdir(daily)) if n.endswith(".md")]
     projects = os.path.join(root, "projects")
     if os.path.isdir(projects):
         for name in sorted(os.listdir(projects)):
-            found += [os.path.join(projects, name, f) for f in PROJECT_FILES]
+            found += [os.path.join(projects, name, f) for f in (PROJECT_RECODE_ONLY if recode_only else PROJECT_FILES)]
     return [p for p in found if os.path.isfile(p) and not os.path.islink(p)]
+
+
+def recode_plan(data: bytes, split: bool = True) -> RepairPlan:
+    """The plan for bytes that are not UTF-8: each undecodable byte becomes U+FFFD, then the text
+    is planned as usual (`split` False: only parsed and re-serialised). Always `changed`."""
+    text = bytes(data).decode("utf-8", "replace")
+    if split:
+        return dataclasses.replace(plan_repair(text), changed=True)
+    entries = grammar.parse_entries(text)
+    return RepairPlan(entries, len(entries), len(entries), 0, 0, 0, True)
 
 
 @dataclass
@@ -132,14 +151,15 @@ class FileReport:
     file: str
     plan: RepairPlan = None
     backup: str = None
-    error: str = None  # why the file was left alone (not UTF-8, unreadable)
+    error: str = None  # why the file was left alone (unreadable; not UTF-8 at boot)
+    recoded: str = None  # why its bytes were decoded with U+FFFD ("not UTF-8 (byte N)")
 
     @property
     def changed(self) -> bool:
         return bool(self.plan and self.plan.changed)
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "backup": self.backup, "error": self.error,
+        return {"file": self.file, "backup": self.backup, "error": self.error, "recoded": self.recoded,
                 **(self.plan.as_dict() if self.plan else {"changed": False})}
 
 
@@ -163,8 +183,10 @@ def _read(path: str):
         return handle.read()
 
 
-def _inspect(path: str) -> tuple:
-    """(report, original bytes): a plan, or an error for a file repair must not touch."""
+def _inspect(path: str, recode: bool = True, split: bool = True) -> tuple:
+    """(report, original bytes): a plan, or an error for a file repair must not touch. A file
+    that is not UTF-8 gets a recode plan when `recode`, else an error; with `split` False a
+    UTF-8 file is left alone (the archives and REFERENCE.md are only recoded)."""
     try:
         data = _read(path)
         text = grammar.decode(data)
@@ -173,8 +195,19 @@ def _inspect(path: str) -> tuple:
     except OSError as exc:
         return FileReport(path, error=f"cannot read: {exc.strerror}"), None
     except grammar.EntryError as exc:
-        return FileReport(path, error=exc.message), None
-    return FileReport(path, plan_repair(text)), data
+        if not recode:
+            return FileReport(path, error=exc.message), None
+        return FileReport(path, recode_plan(data, split), recoded=exc.message), data
+    return FileReport(path, plan_repair(text) if split else None), data
+
+
+def _inspect_all(root: str, recode: bool) -> list:
+    """(report, original bytes) of every covered file, then of every recode-only one that is damaged."""
+    items = [_inspect(path, recode) for path in covered_files(root)]
+    if recode:
+        items += [item for item in (_inspect(path, True, split=False) for path in covered_files(root, True))
+                  if item[0].recoded or item[0].error]
+    return items
 
 
 def flag_path(store) -> str:
@@ -189,16 +222,17 @@ def _write_flag(store, report: Report, now) -> str:
     return path
 
 
-def repair(store, confirm: bool = False, now=None) -> Report:
+def repair(store, confirm: bool = False, now=None, recode: bool = True) -> Report:
     """Plan every covered file; with `confirm`, back up and rewrite the changed ones and write
-    the flag if it is missing. A dry run writes nothing at all."""
+    the flag if it is missing. A dry run writes nothing at all. `recode` False leaves a file that
+    is not UTF-8 alone (reported as an error)."""
     if not confirm:
-        return Report([_inspect(path)[0] for path in covered_files(store.root)])
+        return Report([item for item, _data in _inspect_all(store.root, recode)])
     check_write_block(store.layout)
     report = Report(applied=True)
     with store.transaction() as tx:
-        for path in covered_files(store.root):
-            item, original = _inspect(path)  # re-read under the lock
+        for item, original in _inspect_all(store.root, recode):  # re-read under the lock
+            path = item.file
             report.files.append(item)
             if not item.changed:
                 continue
@@ -212,8 +246,8 @@ def repair(store, confirm: bool = False, now=None) -> Report:
 
 
 def repair_once_if_flag_missing(root: str = None, now=None):
-    """For session start (not wired yet): run a confirmed repair once, when the versioned flag is
-    absent. Returns None when the flag is present, else the Report; never raises a StoreError
+    """For session start (maestro/hooks/session_start.py): run a confirmed repair once, when the
+    versioned flag is absent, leaving a file that is not UTF-8 for a person's `memory repair`. Returns None when the flag is present, else the Report; never raises a StoreError
     (a refused run, e.g. write-blocked, returns it in `{"error": …}` and leaves the flag absent
     so the next session tries again)."""
     from maestro.memory.store.tracks import Store
@@ -222,6 +256,6 @@ def repair_once_if_flag_missing(root: str = None, now=None):
     if os.path.exists(flag_path(store)):
         return None
     try:
-        return repair(store, confirm=True, now=now)
+        return repair(store, confirm=True, now=now, recode=False)
     except (StoreError, OSError) as exc:
         return {"error": getattr(exc, "message", None) or str(exc)}

@@ -33,16 +33,19 @@ Choices where §2.6 is silent:
 - Key with no branch known (no git, detached HEAD): every entry shows, as `memory list key` does.
 - Daily: "yesterday" and "today" are local dates; a day with no file contributes nothing; its
   `dropped` counts only those two candidates, not the rest of the day's entries.
-- Files are read as strict UTF-8: a file that is not UTF-8 is an error (StoreError), never guessed at.
-- `max_chars`: when the caps add up to more than the caller can take, every cap is scaled down
-  and the sections re-fitted; as a last resort the text is cut before the note (`clipped`).
+- A file that is not UTF-8 is shown with U+FFFD for each undecodable byte (as `memory list`
+  does) and named in one `# ⚠️ Damaged Memory File` line before the note, with the command that
+  fixes it; one bad byte never hides the rest of the store.
+- `max_chars`: counted in UTF-16 code units, as Claude Code counts its 10,000-character cap (an
+  emoji outside the BMP is 2). When the caps add up to more than the caller can take, every cap is
+  scaled down and the sections re-fitted; as a last resort the text is cut before the note (`clipped`).
 """
 
 import datetime
-import os
 import re
 
 from maestro.memory.store import entry as grammar
+from maestro.util.text import utf16_cut, utf16_len
 from maestro.memory.store.errors import StoreError
 
 SEPARATOR = "\n---\n"
@@ -62,6 +65,7 @@ SECTIONS = {
 }
 PROJECT_SECTIONS = ("key", "autoRecall", "reference")
 
+DAMAGED_TITLE = "# ⚠️ Damaged Memory File"
 BACKLOG_TITLE = "# ⚠️ Memory Write Backlog"
 BACKLOG_TEXT = (
     "Several tool-using turns have passed without a daily or project memory entry. Record what was "
@@ -71,7 +75,7 @@ BACKLOG_TEXT = (
 NOTE = (
     "Memory discipline: add a daily entry only for a turn with real progress, never idle filler "
     "(maestro memory add daily …); put decisions through memory_suggest target=key with a reason rather "
-    "than writing them directly; check maestro_todo when it is relevant (at most 8 items)."
+    "than writing them directly; check memory_todo when it is relevant (at most 8 items)."
 )
 
 _BRACES = re.compile(r"\{\{+|\}\}+")
@@ -94,18 +98,21 @@ class SectionStats:
 
 
 class Snapshot:
-    __slots__ = ("text", "sections", "empty", "clipped", "scale")
+    __slots__ = ("text", "sections", "empty", "clipped", "scale", "damaged")
 
-    def __init__(self, text, sections, empty=True, clipped=False, scale=1.0):
+    def __init__(self, text, sections, empty=True, clipped=False, scale=1.0, damaged=()):
         self.text, self.sections, self.empty, self.clipped, self.scale = text, sections, empty, clipped, scale
+        self.damaged = damaged  # ((path, why), …): files shown with U+FFFD
 
     @property
     def total_bytes(self) -> int:
         return len(self.text.encode("utf-8"))
 
     def as_dict(self) -> dict:
-        return {"totalBytes": self.total_bytes, "totalChars": len(self.text), "empty": self.empty,
-                "clipped": self.clipped, "scale": self.scale, "sections": [s.as_dict() for s in self.sections]}
+        return {"totalBytes": self.total_bytes, "totalChars": len(self.text), "totalUtf16": utf16_len(self.text),
+                "empty": self.empty, "clipped": self.clipped, "scale": self.scale,
+                "damaged": [{"file": path, "why": why} for path, why in self.damaged],
+                "sections": [s.as_dict() for s in self.sections]}
 
 
 # --- pure pieces -----------------------------------------------------------------------------
@@ -173,7 +180,8 @@ def _shown(value, limit: int = SESSION_VALUE_CHARS) -> str:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _read_text(path: str) -> str:
+def _read_text(path: str, damaged: list) -> str:
+    """The file's text; one that is not UTF-8 is decoded with U+FFFD and noted in `damaged`."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -184,24 +192,23 @@ def _read_text(path: str) -> str:
     try:
         return grammar.decode(data)
     except StoreError as exc:
-        raise StoreError(f"{path}: {exc.message}", "malformed") from None
-
-
-def _entries(path: str) -> list:
-    return grammar.parse_entries(_read_text(path))
+        damaged.append((path, exc.message))
+        return data.decode("utf-8", "replace")
 
 
 class Sources:
     """Each section's candidate entries in file order (newest brace-collapsed), read once per render."""
 
-    __slots__ = ("memory", "user", "key", "autoRecall", "reference", "recentDaily", "project_total", "sliced")
+    __slots__ = ("memory", "user", "key", "autoRecall", "reference", "recentDaily", "project_total", "sliced",
+                 "damaged")
 
     def __init__(self, memory, user, key, autoRecall, reference, recentDaily, project_total=0,  # noqa: N803
-                 sliced=frozenset()):
+                 sliced=frozenset(), damaged=()):
         self.memory, self.user, self.key, self.autoRecall = memory, user, key, autoRecall
         self.reference, self.recentDaily = reference, recentDaily
         self.project_total = project_total  # project entries before the newest-4 cut
         self.sliced = sliced  # autoRecall entries cut to 600 characters
+        self.damaged = damaged  # ((path, why), …) of the files that are not UTF-8
 
 
 def read_sources(root: str, project: str = None, branch: str = None, today: datetime.date = None) -> Sources:
@@ -209,11 +216,15 @@ def read_sources(root: str, project: str = None, branch: str = None, today: date
 
     lay = layout.Layout(root)
     today = today or datetime.date.today()
+    damaged = []
+
+    def entries_of(path):
+        return grammar.parse_entries(_read_text(path, damaged))
 
     def track(name, keep=None, branch=None):
         """The file's entries, those `branch` may see, the newest `keep` (the most a section can
         show) brace-collapsed — collapsing 2 MB of entries nobody sees would be wasted time."""
-        entries = _entries(lay.target(name, project).path)
+        entries = entries_of(lay.target(name, project).path)
         if branch:  # the regex screen keeps a big store fast; only a hit is parsed
             entries = [e for e in entries
                        if not _BRANCH_ANY.search(e) or branch in (grammar.branches(e) or (branch,))]
@@ -230,70 +241,14 @@ def read_sources(root: str, project: str = None, branch: str = None, today: date
                 e = e[: CONTEXT_ENTRY_CHARS - 1] + "…"
                 sliced.add(e)
             recall.append(e)
-        reference = collapse_braces(grammar.trim(_read_text(lay.target("reference", project).path)))
+        reference = collapse_braces(grammar.trim(_read_text(lay.target("reference", project).path, damaged)))
     daily = []
     for day in (today - datetime.timedelta(days=1), today):
-        entries = _entries(lay.target("daily", date=day.isoformat()).path)
+        entries = entries_of(lay.target("daily", date=day.isoformat()).path)
         if entries:
             daily.append(collapse_braces(entries[-1]))
-    return Sources(track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2]), key, recall, reference, daily, total, frozenset(sliced))
-
-
-def _git(directory: str, args, timeout: float):
-    """(exit status, stdout) of `git -C directory <args>`, or None when git is missing or too slow.
-
-    posix_spawn and a pipe instead of `subprocess`: importing that module would cost the
-    session-start hook ~3.5 ms, most of its memory budget."""
-    import select
-    import time
-
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
-    env.update(LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
-    read_fd, write_fd = os.pipe()  # both close-on-exec; the child gets write_fd as its stdout only
-    try:
-        try:
-            pid = os.posix_spawnp("git", ["git", "-C", directory, *args], env, file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, write_fd, 1),
-                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
-        finally:
-            os.close(write_fd)
-        chunks, deadline, done = [], time.monotonic() + timeout, False
-        while not done:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
-                import signal  # only on a timeout: the import costs the hook ~0.5 ms
-
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return None
-            chunk = os.read(read_fd, 65536)
-            chunks.append(chunk)
-            done = not chunk
-        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    except OSError:
-        return None
-    finally:
-        os.close(read_fd)
-    return status, b"".join(chunks).decode("utf-8", "surrogateescape")
-
-
-def locate(cwd: str, timeout: float = 2.0):
-    """(project root, branch or None) of a working directory with one short `git rev-parse`.
-
-    Outside git the project root is the directory itself; an unborn or detached HEAD gives no
-    branch. A slow or missing git is the same as no git. Never writes."""
-    directory = os.path.realpath(cwd)
-    if not os.path.isdir(directory):
-        raise StoreError(f"not a directory: {cwd}", "usage")
-    result = _git(directory, ["rev-parse", "--show-toplevel", "--abbrev-ref", "HEAD"], timeout)
-    if result is None:
-        return directory, None
-    status, out = result
-    lines = out.splitlines()
-    root = os.path.realpath(lines[0]) if lines and os.path.isabs(lines[0]) else directory
-    branch = lines[1].strip() if status == 0 and len(lines) > 1 else None
-    return root, (branch if branch and branch != "HEAD" else None)
+    memory, user = track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2])
+    return Sources(memory, user, key, recall, reference, daily, total, frozenset(sliced), tuple(damaged))
 
 
 # --- rendering -----------------------------------------------------------------------------
@@ -342,18 +297,30 @@ def compose(sources: Sources, project: bool, session_id=None, session_name=None,
         if body:
             empty = False
             blocks.append(f"{title}\n{body}")
+    text = collapse_braces("\n\n".join(blocks)) + tail(sources.damaged, backlog)
+    text = text if blocks else text[2:]  # no section: the tail alone, without its leading blank line
+    return Snapshot(text, rows, empty and not sources.damaged, scale=scale, damaged=sources.damaged)
+
+
+def tail(damaged, backlog: bool) -> str:
+    """What always ends the text, never clipped: the damaged-file lines, the backlog, the note."""
+    blocks = []
+    if damaged:
+        from maestro.messages import MEMORY_REPAIR  # only now: the hook does not import it otherwise
+
+        blocks.append(DAMAGED_TITLE + "".join(
+            f"\n{_shown(path, 300)} is {why}: shown with U+FFFD for the bad bytes; fix it with {MEMORY_REPAIR}"
+            for path, why in damaged))
     if backlog:
         blocks.append(f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}")
-    blocks.append(NOTE)
-    text = collapse_braces("\n\n".join(blocks)) + "\n"
-    return Snapshot(text, rows, empty, scale=scale)
+    return collapse_braces("".join(f"\n\n{block}" for block in blocks + [NOTE])) + "\n"
 
 
 def render(root: str, project: str = None, branch: str = None, session_id=None, session_name=None,
            today: datetime.date = None, caps=None, max_chars: int = None) -> Snapshot:
     """The snapshot of the store at `root` for the project root `project` (None: no project sections)
     and `branch` (None: no branch filter). `caps` overrides section caps by key; `max_chars` bounds
-    the whole text (characters), scaling every cap down when needed. With a `session_id` whose
+    the whole text (UTF-16 code units), scaling every cap down when needed. With a `session_id` whose
     write-guard state says alert, the fixed backlog section comes just before the note."""
     branch = branch if branch and branch != "HEAD" else None
     sources = read_sources(root, project, branch, today)
@@ -363,19 +330,19 @@ def render(root: str, project: str = None, branch: str = None, session_id=None, 
 
         backlog = guard.alert_due(root, session_id)
     snap = compose(sources, bool(project), session_id, session_name, caps, backlog=backlog)
-    if max_chars is None or len(snap.text) <= max_chars:
+    if max_chars is None or utf16_len(snap.text) <= max_chars:
         return snap
     scale = 1.0
     for _ in range(6):
-        scale *= max(max_chars / len(snap.text), 0.05) * 0.9
+        scale *= max(max_chars / utf16_len(snap.text), 0.05) * 0.9
         snap = compose(sources, bool(project), session_id, session_name, caps, scale, backlog)
-        if len(snap.text) <= max_chars:
+        if utf16_len(snap.text) <= max_chars:
             return snap
-    tail = "\n\n" + (f"{BACKLOG_TITLE}\n{BACKLOG_TEXT}\n\n" if backlog else "") + NOTE + "\n"
-    room = max_chars - len(tail) - len(TRUNCATED)
+    end = tail(sources.damaged, backlog)
+    room = max_chars - utf16_len(end) - utf16_len(TRUNCATED)
     if room <= 0:
         snap.text, snap.clipped = "", True
         return snap
-    head = snap.text[: len(snap.text) - len(tail)][:room]
-    snap.text, snap.clipped = head + TRUNCATED + tail, True
+    head = utf16_cut(snap.text[: max(len(snap.text) - len(end), 0)], room)
+    snap.text, snap.clipped = head + TRUNCATED + end, True
     return snap

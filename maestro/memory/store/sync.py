@@ -1,246 +1,55 @@
-"""Sync: two-machine sync of a project's memory through git (spec memory.md §2.11; §4 42–44). The
-domain only: the `memory sync` command (arguments, result lines, the conflict envelope) is
-maestro/commands/memory/sync.py.
+"""Sync: a project's memory shared between machines through git (spec memory.md §2.11; §4 42–44;
+the user's guide is docs/memory-sync.md). The domain only: the `memory sync` command (arguments, result
+lines, the conflict envelope) is maestro/commands/memory/sync.py.
 
-    memory sync [--remote URL] [--cwd P] [--json]
+    memory sync [--remote URL] [--project-id ID] [--cwd P] [--json]
     memory sync --resolve local|remote|both [--id ID] [--cwd P] [--json]
 
-Opt-in per project: the first `--remote URL` creates a private git work area
-`<store>/.maestro-memory/sync/<h>/` (a plain repository, 0700, whose `origin` is URL; later syncs
-reuse it, `--remote` again changes it). Without one, sync makes no git calls and exits 3. The remote
-holds branch `maestro-memory/<h>` with `projects/<h>/{KEY.md, MEMORY.md, KEY-archive.md, TODOS.md}`.
-The project's todo list `TODOS.md` syncs the same way; its entries carry their id after the
-date (`[YYYY-MM-DD HH:MM] [id: 8hex] …`, maestro/memory/store/todos.py), so ids are read per file.
+Opt-in per checkout: the first `--remote URL` creates the private work area
+`<store>/.maestro-memory/sync/<local hash>/` (sync_git); without one, sync makes no git call and exits 3.
+The remote holds branch `maestro-memory/<key>` with `projects/<key>/{KEY.md, MEMORY.md, KEY-archive.md,
+TODOS.md}`, `<key>` named from the project's identity (sync_identity: its root commit, else its
+`origin` URL, else `--project-id`), so every clone of the project meets there whatever its path.
 
-One sync: fetch the branch (no lock held), then under `Store.transaction()` (lock, write-block,
-drift guard) merge each file, union by id, against the last-sync id set kept per project in
-`.maestro-memory/sync-state.json` (written atomically):
+One sync, up to `PUSH_ATTEMPTS` rounds of: fetch the branch (no lock held); under `Store.transaction()`
+(lock, write-block, drift guard) merge each file three-way against what was last agreed (sync_merge,
+the base kept in sync_state) and write the result locally; then, when it differs from the remote,
+commit it on top of the fetched tip and push without force. A push refused because another sync won
+the race fetches and merges again; after the last attempt it says in one line to run sync again.
 
-  - an id on one side only is kept, except a remote-only id that is in the last-sync set: the
-    entry was deleted here, so that is a conflict `deletedLocal` and it is not re-added;
-  - the same id with the same body (ignoring `[id:]` and `[summary:]`) is kept once; with
-    different bodies it is a conflict `modifiedBoth` and the local entry is kept;
-  - entries without an id (the project track's, which `add` gives none) are matched by body only:
-    a remote one is appended unless an entry with the same body is already there; they carry no
-    deletion tracking (a deletion of one is undone by the next sync with a peer that still has it).
+A one-sided edit, deletion or addition travels silently; only an entry changed on both sides since the
+last agreement is a conflict: the merge (local side kept for it) is still written locally, the
+conflicts are recorded in the state, nothing is pushed, and the sync exits 4. `--resolve` settles
+recorded conflicts without any git call, by moving the entry's base to the remote version it saw (and,
+for `remote`, taking that version), so the next sync on this machine pushes the choice and every other
+machine takes it as a one-sided change — one round, no new conflict:
 
-The merge result is written locally even when there are conflicts; the conflicts are recorded in
-the state file, the last-sync set is left unchanged and the push is refused (exit 4, "conflicts
-exist, resolve first"). Without conflicts the merged files are committed and pushed, then the
-last-sync set becomes the pushed ids. A local-only id that was in the last-sync set (deleted on the
-other machine) is kept and pushed back, so the other machine then sees a `deletedLocal` conflict:
-nothing is dropped silently. `--resolve` settles recorded conflicts without any git call:
-`local` keeps the local state (the next push overrides the remote), `remote` takes the remote entry
-(re-adds it for `deletedLocal`), `both` keeps the local state and re-adds the remote entry under a
-fresh id. Every git call is bounded (maestro.util.process.run), never prompts
-(GIT_TERMINAL_PROMPT=0), and every output line has credentials in URLs redacted
-(`https://user:****@host/...`). The URL itself is kept only in the work area's git config.
+  - `local`  keeps this machine's version (or its deletion);
+  - `remote` takes the other version (or its deletion);
+  - `both`   keeps this machine's version under the entry's id and adds the other one once under a
+             fresh id (a deletion on either side keeps the surviving version; entries without an id that
+             differ only in their summary keep the local one).
 """
 
-import json
 import os
-import re
 import secrets
 
-from maestro.util.atomic import write_atomic
-from maestro.util import process
-from maestro.util.git import git_env
 from maestro.memory.store import compose
-from maestro.memory.store import layout
 from maestro.memory.store import entry as grammar
+from maestro.memory.store import layout
+from maestro.memory.store import sync_git
+from maestro.memory.store import sync_identity
 from maestro.memory.store.errors import StoreError
-from maestro.memory.store.txn import check_write_block, make_private_dirs
+from maestro.memory.store.sync_git import SyncError, branch_name, redact  # noqa: F401 - the command's names
+from maestro.memory.store.sync_merge import (  # noqa: F401 - UNKNOWN, todo_id: the tests' names
+    TODO_FILE, UNKNOWN, id_reader, keyed, merge, todo_id, version, versions)
+from maestro.memory.store.sync_state import (
+    is_legacy, load_state, migrate, peek, project_state, save_state, url_digest)
+from maestro.memory.store.txn import check_write_block
 
-FILES = ("KEY.md", "MEMORY.md", "KEY-archive.md", "TODOS.md")
-TODO_FILE = "TODOS.md"
-
-
-def todo_id(entry: str):
-    from maestro.memory.store import todos
-
-    todo = todos.parse(entry)
-    return todo.id if todo else None
-
-
-def id_reader(name: str):
-    """How a file's entries name their id: the memory grammar's `[id:]`, or a todo's."""
-    return todo_id if name == TODO_FILE else grammar.entry_id
-
-
-def with_new_id(name: str, entry: str, old: str, new: str) -> str:
-    if name != TODO_FILE:
-        return grammar.with_parts(entry, id=grammar.token("id", new))
-    first, sep, rest = entry.partition("\n")
-    return re.sub(r"\[id:[ \t]*" + re.escape(old) + r"\]", f"[id: {new}]", first, count=1, flags=re.I) + sep + rest
-STATE_VERSION = 1
-LOCAL_TIMEOUT_SEC = 30
-NETWORK_TIMEOUT_SEC = 120
+FILES = ("KEY.md", "MEMORY.md", "KEY-archive.md", TODO_FILE)
 RESOLUTIONS = ("local", "remote", "both")
-_URL_CREDS = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@\s:]*)(:[^/@\s]*)?@")
-
-
-def redact(text: str) -> str:
-    """`scheme://user:pass@host` → `scheme://user:****@host`; a lone user part (often a token) → `****@`."""
-
-    def sub(match):
-        scheme, user, password = match.group(1), match.group(2), match.group(3)
-        if password is not None:
-            return f"{scheme}{user}:****@"
-        if scheme.lower().startswith("ssh"):
-            return match.group(0)
-        return f"{scheme}****@"
-
-    return _URL_CREDS.sub(sub, text)
-
-
-def branch_name(h: str) -> str:
-    return f"maestro-memory/{h}"
-
-
-class SyncError(StoreError):
-    pass
-
-
-# --- state -----------------------------------------------------------------------------------
-
-
-def state_path(lay) -> str:
-    return os.path.join(lay.meta_dir, "sync-state.json")
-
-
-def load_state(lay) -> dict:
-    try:
-        with open(state_path(lay), "rb") as handle:
-            value = json.loads(handle.read().decode("utf-8"))
-    except FileNotFoundError:
-        return {"version": STATE_VERSION, "projects": {}}
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot read {state_path(lay)}: {exc}; fix or remove it", "malformed") from None
-    if not isinstance(value, dict) or not isinstance(value.get("projects"), dict):
-        raise StoreError(f"{state_path(lay)} is malformed; fix or remove it", "malformed")
-    return value
-
-
-def save_state(lay, state: dict) -> None:
-    make_private_dirs(lay.meta_dir)
-    data = (json.dumps(state, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
-    write_atomic(state_path(lay), data, 0o600)
-
-
-def project_state(state: dict, h: str) -> dict:
-    entry = state["projects"].setdefault(h, {})
-    entry.setdefault("lastSync", {})
-    entry.setdefault("conflicts", [])
-    entry.setdefault("overrides", {})
-    return entry
-
-
-# --- merge (pure) ----------------------------------------------------------------------------
-
-
-def merge(local: list, remote: list, last_ids, overrides=(), id_of=grammar.entry_id) -> tuple:
-    """(merged entries, conflicts, added count) for one file. `overrides`: ids whose local state
-    (present or absent) wins without a conflict, set by `--resolve local|both`."""
-    last_ids, overrides = set(last_ids), set(overrides)
-    local_by_id = {id_of(e): e for e in local if id_of(e)}
-    merged, conflicts, added = list(local), [], 0
-    keys = {compose.dedupe_key(e) for e in merged}
-    for entry in remote:
-        eid = id_of(entry)
-        if eid is None:
-            if compose.dedupe_key(entry) not in keys:
-                merged.append(entry)
-                keys.add(compose.dedupe_key(entry))
-                added += 1
-            continue
-        if eid in overrides:
-            continue
-        mine = local_by_id.get(eid)
-        if mine is not None:
-            if compose.dedupe_key(mine) != compose.dedupe_key(entry):
-                conflicts.append({"id": eid, "kind": "modifiedBoth", "local": mine, "remote": entry})
-            continue
-        if eid in last_ids:
-            conflicts.append({"id": eid, "kind": "deletedLocal", "local": None, "remote": entry})
-            continue
-        merged.append(entry)
-        keys.add(compose.dedupe_key(entry))
-        local_by_id[eid] = entry
-        added += 1
-    return merged, conflicts, added
-
-
-# --- git -------------------------------------------------------------------------------------
-
-
-class Git:
-    def __init__(self, work: str):
-        self.work = work
-
-    def __call__(self, *args, timeout=LOCAL_TIMEOUT_SEC, check=True):
-        env = git_env(drop=("GIT_INDEX_FILE",), GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="",
-                      GCM_INTERACTIVE="never")
-        env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-        argv = ["git", "-c", "user.name=maestro", "-c", "user.email=maestro@localhost",
-                "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", *args]
-        done = process.run(argv, timeout=timeout, cwd=self.work, env=env)
-        if check and done.rc != 0:
-            lines = done.err_text.strip().splitlines()
-            why = "timed out" if done.timed_out else redact(lines[-1] if lines else f"rc {done.rc}")
-            raise SyncError(f"git {args[0]} failed: {why}", "io")
-        return done
-
-
-def _work_dir(lay, h: str) -> str:
-    return os.path.join(lay.meta_dir, "sync", h)
-
-
-def _open_work(lay, h: str, remote: str):
-    """The work area's Git, creating or re-pointing it when `remote` is given; None when not enabled."""
-    work = _work_dir(lay, h)
-    exists = os.path.isfile(os.path.join(work, ".git", "config"))
-    if not exists and not remote:
-        return None
-    make_private_dirs(work)
-    git = Git(work)
-    if not exists:
-        git("init", "-q", "-b", branch_name(h))
-        git("remote", "add", "origin", remote)
-    elif remote:
-        git("remote", "set-url", "origin", remote)
-    return git
-
-
-def _remote_url(git) -> str:
-    return git("remote", "get-url", "origin").text.strip()
-
-
-def _fetch(git, h: str):
-    """The remote branch's commit, or None when the remote has no such branch yet."""
-    ref = f"refs/heads/{branch_name(h)}"
-    listed = git("ls-remote", "origin", ref, timeout=NETWORK_TIMEOUT_SEC).text.strip()
-    if not listed:
-        return None
-    git("fetch", "-q", "--no-tags", "origin", f"+{ref}:refs/remotes/origin/sync", timeout=NETWORK_TIMEOUT_SEC)
-    tip = git("rev-parse", "refs/remotes/origin/sync").text.strip()
-    git("reset", "-q", "--hard", tip)
-    return tip
-
-
-def _read_remote(git, h: str) -> dict:
-    out = {}
-    for name in FILES:
-        path = os.path.join(git.work, "projects", h, name)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            data = b""
-        out[name] = grammar.parse_entries(data.decode("utf-8", "replace"))
-    return out
-
-
-# --- sync and resolve ----------------------------------------------------------------------
+PUSH_ATTEMPTS = 3
 
 
 def _locate(store, cwd):
@@ -248,64 +57,170 @@ def _locate(store, cwd):
     return project, layout.project_hash(project), store.layout.project_dir(project)
 
 
-def sync(store, cwd=None, remote=None) -> dict:
-    """One pull + push. Returns a result dict; raises SyncError("conflict") after writing the merge
-    when conflicts exist (the dict is attached as `.result`)."""
-    lay = store.layout
-    check_write_block(lay)
-    project, h, pdir = _locate(store, cwd)
-    git = _open_work(lay, h, remote)
-    if git is None:
-        raise StoreError(f"sync is not enabled for {project}: pass --remote URL once", "usage")
-    url = redact(_remote_url(git))
-    tip = _fetch(git, h)
-    remote_files = _read_remote(git, h) if tip else {name: [] for name in FILES}
+def _work_dir(lay, h: str) -> str:
+    return os.path.join(lay.meta_dir, "sync", h)
 
-    files, conflicts = {}, []
+
+def _identity(lay, project: str, h: str, project_id):
+    """`--project-id`, else the identity pinned at the first sync, else the repository's own."""
+    if project_id is not None:
+        return sync_identity.explicit(project_id)
+    pinned = (peek(lay, h) or {}).get("identity")
+    return (pinned and sync_identity.from_text(pinned, h)) or sync_identity.discover(project, h)
+
+
+def _fetch(git, ident, h: str, lay) -> tuple:
+    """(tip to build on or None, {name: entries}, {name: bytes or None}, read from the old branch?). The
+    branch of an older maestro (`maestro-memory/<local hash>`) is read once: by a checkout not migrated
+    yet, when the project's branch does not exist (the push then starts the new branch from it)."""
+    saved = peek(lay, h)
+    legacy = ident.key != h and saved is not None and is_legacy(saved)
+    if legacy:
+        present = sync_git.listed_branches(git, ident.key, h)
+        source = ident.key if ident.key in present else h if h in present else None
+        tip, data = sync_git.fetch(git, source, FILES) if source else (None, dict.fromkeys(FILES))
+    else:
+        source = ident.key
+        tip, data = sync_git.fetch(git, source, FILES)
+        source = source if tip else None
+    parsed = {name: grammar.parse_entries(data[name].decode("utf-8", "replace")) if data[name] else []
+              for name in FILES}
+    return (tip if source == ident.key else None), parsed, data, source not in (None, ident.key)
+
+
+def _merge(store, git, ident, h: str, pdir: str, url: str, fetched) -> tuple:
+    """Merge every file under the store lock, write it, record the base; (merges, conflicts, migrated)."""
+    tip, remote_files, _data, from_old = fetched
+    lay = store.layout
     with store.transaction() as tx:
         state = load_state(lay)
         ps = project_state(state, h)
+        migrated = is_legacy(ps)
+        if migrated:
+            migrate(ps, sync_git.work_tree_files(git, h, FILES), id_reader)
+            ps.update(identity=ident.text, remote=url_digest(url))
+        if ps.get("identity") != ident.text or ps.get("remote") != url_digest(url) or (tip is None and not from_old):
+            ps["base"] = {}  # another project, another remote, or a branch that is gone: nothing is agreed
+        ps.update(identity=ident.text, remote=url_digest(url))
+        merges, conflicts = {}, []
         for name in FILES:
             path = os.path.join(pdir, name)
             local = tx.read(path)
-            merged, found, added = merge(local, remote_files[name], ps["lastSync"].get(name, ()),
-                                         ps["overrides"].get(name, ()), id_reader(name))
-            if merged != local:
-                tx.stage(path, merged)
-            files[name] = {"merged": merged, "local": len(local), "remote": len(remote_files[name]), "added": added}
-            conflicts += [dict(c, file=name) for c in found]
+            merged = merge(local, remote_files[name], ps["base"].get(name, {}), id_reader(name))
+            if merged.entries != local:
+                tx.stage(path, merged.entries)
+            merges[name] = (merged, len(local), len(remote_files[name]))
+            conflicts += [dict(c, file=name) for c in merged.conflicts]
+            ps["base"][name] = merged.agreed
         tx.commit()
         ps["conflicts"] = conflicts
         save_state(lay, state)
+    return merges, conflicts, migrated
 
-    result = {"project": project, "hash": h, "remote": url, "branch": branch_name(h),
-              "files": {n: {k: v for k, v in f.items() if k != "merged"} for n, f in files.items()},
-              "conflicts": conflicts, "pushed": None}
-    if conflicts:
-        err = SyncError(f"conflicts exist, resolve first ({len(conflicts)}; maestro memory sync --resolve "
-                        "local|remote|both [--id ID]); the merge was written locally, nothing was pushed", "conflict")
-        err.result = result
-        raise err
 
-    for name, info in files.items():
-        path = os.path.join(git.work, "projects", h, name)
-        make_private_dirs(os.path.dirname(path))
-        write_atomic(path, grammar.serialize_entries(info["merged"]).encode("utf-8"), 0o600)
-    git("add", "-A", "projects")
-    if git("status", "--porcelain").text.strip():
-        git("commit", "-q", "-m", f"maestro memory sync {h}")
-        git("push", "-q", "origin", f"HEAD:refs/heads/{branch_name(h)}", timeout=NETWORK_TIMEOUT_SEC)
-        result["pushed"] = git("rev-parse", "--short", "HEAD").text.strip()
+def sync(store, cwd=None, remote=None, project_id=None, before_push=None) -> dict:
+    """One sync (see the module docstring). Returns a result dict; raises SyncError("conflict") after
+    writing the merge when conflicts exist (the dict is attached as `.result`). `before_push(attempt)`,
+    when given, runs between the merge and the push (the tests' seam for a racing sync)."""
+    lay = store.layout
+    check_write_block(lay)
+    if project_id is not None:
+        sync_identity.check_project_id(project_id)
+    project, h, pdir = _locate(store, cwd)
+    git = sync_git.open_work(_work_dir(lay, h), remote)
+    if git is None:
+        raise StoreError(f"sync is not enabled for {project}: pass --remote URL once", "usage")
+    url = sync_git.remote_url(git)
+    ident = _identity(lay, project, h, project_id)
+    result = {"project": project, "hash": h, "remote": redact(url), "branch": branch_name(ident.key),
+              "identity": ident.kind, "projectKey": ident.key, "conflicts": [], "pushed": None, "migrated": False}
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        fetched = _fetch(git, ident, h, lay)
+        merges, conflicts, migrated = _merge(store, git, ident, h, pdir, url, fetched)
+        result["migrated"] = result["migrated"] or migrated
+        result.update(attempts=attempt, conflicts=conflicts, files={
+            name: {"local": n_local, "remote": n_remote, "added": m.added, "updated": m.updated,
+                   "removed": m.removed} for name, (m, n_local, n_remote) in merges.items()})
+        if conflicts:
+            err = SyncError(f"conflicts exist, resolve first ({len(conflicts)}; maestro memory sync --resolve "
+                            "local|remote|both [--id ID]); the merge was written locally, nothing was pushed",
+                            "conflict")
+            err.result = result
+            raise err
+        tip, _remote, data, from_old = fetched
+        out = {name: sync_git.serialized(m.entries) for name, (m, _l, _r) in merges.items()}
+        changed = {name: blob for name, blob in out.items() if blob != (data[name] or b"") or (from_old and blob)}
+        if changed:
+            if before_push is not None:
+                before_push(attempt)
+            try:
+                result["pushed"] = sync_git.push(git, ident.key, tip, changed)[:12]
+            except sync_git.Rejected:
+                if attempt < PUSH_ATTEMPTS:
+                    continue
+                raise SyncError(f"another machine pushed to {branch_name(ident.key)} during each of "
+                                f"{PUSH_ATTEMPTS} attempts; this machine's merge is kept locally; run "
+                                "`maestro memory sync` again", "busy") from None
+        _agree(store, h, {name: m.entries for name, (m, _l, _r) in merges.items()})
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover
 
+
+def _agree(store, h: str, pushed: dict) -> None:
+    """After a push (or when nothing needed one): what was pushed is what both sides agree on."""
     with store.transaction():
-        state = load_state(lay)
+        state = load_state(store.layout)
         ps = project_state(state, h)
-        ps["lastSync"] = {name: sorted({id_reader(name)(e) for e in info["merged"]} - {None})
-                          for name, info in files.items()}
-        ps["overrides"] = {}
+        ps["base"] = {name: versions(entries, id_reader(name)) for name, entries in pushed.items()}
+        ps["lastSync"] = {name: sorted({id_reader(name)(e) for e in entries} - {None})
+                          for name, entries in pushed.items()}
         ps["conflicts"] = []
-        save_state(lay, state)
-    return result
+        save_state(store.layout, state)
+
+
+def _fresh_id(name: str, entries) -> str:
+    taken = set(keyed(entries, id_reader(name)))
+    new_id = secrets.token_hex(4)
+    while new_id in taken:
+        new_id = secrets.token_hex(4)
+    return new_id
+
+
+def _with_new_id(name: str, entry: str, old: str, new: str) -> str:
+    if name != TODO_FILE:
+        return grammar.with_parts(entry, id=grammar.token("id", new))
+    first, sep, rest = entry.partition("\n")
+    head = first.replace(f"[id: {old}]", f"[id: {new}]", 1) if f"[id: {old}]" in first else None
+    if head is None:  # a hand-written header spelled the id another way: rebuild it through the todo grammar
+        from maestro.memory.store import todos
+
+        todo = todos.parse(entry)
+        return todos.Todo(**{**todo.__dict__, "id": new}).entry()
+    return head + sep + rest
+
+
+def _settle(name: str, entries: list, conflict: dict, how: str, base: dict) -> list:
+    """One conflict settled in `entries` (returned); `base` moves to the remote version it saw."""
+    key, mine, theirs = conflict["id"], conflict["local"], conflict["remote"]
+    if theirs is None:
+        base.pop(key, None)
+    else:
+        base[key] = version(theirs)
+    current = keyed(entries, id_reader(name)).get(key)
+    if how == "both" and (mine is None or theirs is None):
+        how = "remote" if mine is None else "local"
+    if how == "remote":
+        kept = [e for e in entries if e is not current]
+        if theirs is None:
+            return kept
+        if current is None:
+            return kept + [theirs]
+        return [theirs if e is current else e for e in entries]
+    if how == "both" and id_reader(name)(theirs):
+        copy = _with_new_id(name, theirs, id_reader(name)(theirs), _fresh_id(name, entries))
+        if compose.dedupe_key(copy) not in {compose.dedupe_key(e) for e in entries}:
+            return entries + [copy]
+    return entries
 
 
 def resolve(store, how: str, cwd=None, only_id=None) -> list:
@@ -318,32 +233,15 @@ def resolve(store, how: str, cwd=None, only_id=None) -> list:
     with store.transaction() as tx:
         state = load_state(lay)
         ps = project_state(state, h)
+        if is_legacy(ps):
+            migrate(ps, sync_git.work_tree_files(sync_git.Git(_work_dir(lay, h)), h, FILES), id_reader)
         todo = [c for c in ps["conflicts"] if only_id is None or c["id"] == only_id.lower()]
         if only_id is not None and not todo:
             raise StoreError(f"no recorded conflict with id {only_id}", "usage")
         for c in todo:
             path = os.path.join(pdir, c["file"])
-            entries = tx.read(path)
-            id_of = id_reader(c["file"])
-            index = next((i for i, e in enumerate(entries) if id_of(e) == c["id"]), None)
-            if how == "remote":
-                if index is None:
-                    entries.append(c["remote"])
-                else:
-                    entries[index] = c["remote"]
-            else:
-                ps["overrides"].setdefault(c["file"], [])
-                if c["id"] not in ps["overrides"][c["file"]]:
-                    ps["overrides"][c["file"]].append(c["id"])
-                if how == "both":
-                    ids = {id_of(e) for e in entries}
-                    new_id = secrets.token_hex(4)
-                    while new_id in ids:
-                        new_id = secrets.token_hex(4)
-                    copy = with_new_id(c["file"], c["remote"], c["id"], new_id)
-                    if compose.dedupe_key(copy) not in {compose.dedupe_key(e) for e in entries}:
-                        entries.append(copy)
-            tx.stage(path, entries)
+            base = ps["base"].setdefault(c["file"], {})
+            tx.stage(path, _settle(c["file"], tx.read(path), c, how, base))
         tx.commit()
         ps["conflicts"] = [c for c in ps["conflicts"] if c not in todo]
         save_state(lay, state)

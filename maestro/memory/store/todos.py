@@ -19,7 +19,9 @@ kept as they are. Every write goes through `Store.transaction()`: lock, write-bl
 
 The default view: open (or doing) todos that are overdue, due today, in the project list, life/work
 todos in q1 or q2, and today's daily todos; ranked overdue < due today < q1 < q2 < q3 < q4 < none
-(then by due date, then oldest first, then file order), at most 8. `--all` lists every todo of every status.
+(then by due date, then oldest first, then file order), at most 8; the open todos it leaves out are
+counted, so `todo list` can say where they are. `--list L` shows every open todo of list L, ranked, at
+most 8. `--all` lists every todo of every status.
 """
 
 import glob
@@ -157,6 +159,28 @@ def default_view(todos, today: str, limit: int = VIEW_LIMIT):
     """(the ranked view, at most `limit`; how many more qualified)."""
     chosen = sorted((t for t in todos if in_default_view(t, today)), key=lambda t: rank(t, today))
     return chosen[:limit], max(0, len(chosen) - limit)
+
+
+@dataclass(frozen=True)
+class View:
+    """What `todo list` shows: `shown` (ranked, at most the limit), `more` (qualified but over the
+    limit) and `left_out`: the open todos the default view does not qualify (a plain work todo with
+    no due date or quadrant, say), so a todo just added is never silently missing from the list."""
+
+    shown: list
+    more: int
+    left_out: list
+
+
+def list_view(todos, today: str, list_name: str = None, limit: int = VIEW_LIMIT) -> View:
+    """The default view over every list; with `list_name`, every open (or doing) todo of that list,
+    ranked: a user who names a list asks for its todos, not for the ones urgent enough to rank."""
+    if list_name:
+        chosen = sorted((t for t in todos if t.list == list_name and t.status in ACTIVE), key=lambda t: rank(t, today))
+        return View(chosen[:limit], max(0, len(chosen) - limit), [])
+    shown, more = default_view(todos, today, limit)
+    left_out = [t for t in todos if t.status in ACTIVE and not in_default_view(t, today)]
+    return View(shown, more, left_out)
 
 
 class Todos:

@@ -5,7 +5,11 @@ header (branch tag, caller's summary, `[id:]`) → summary → dedupe (ignoring 
 `[summary:…]`) → atomic append (see `txn`). A batch prepares every entry before it takes the lock
 and stages every file before it writes one, so any failing entry leaves the store untouched and
 is reported by its index. replace/remove/archive need a case-sensitive substring that hits exactly
-one entry. Later parts of the store (maintenance, repair, sync, queue) write through
+one entry. What one entry is agrees with repair (maestro/memory/store/repair.py): content with a
+line repair would cut at (a line holding only `§`, or one opening with a `[YYYY-MM-DD]` stamp after
+the first) is refused, and an entry that differs from a stored one only in whitespace is a
+duplicate. A file the drift guard refuses (not canonical, not UTF-8) is named with the command that
+fixes it. Later parts of the store (maintenance, repair, sync, queue) write through
 `Store.transaction()` too, so the lock, the drift guard and the write-block apply to them as well.
 """
 
@@ -89,7 +93,26 @@ def clean_text(text, what: str = "content") -> str:
         if grammar.DELIMITER in clean or clean.endswith("\n§"):
             raise StoreError(f"{what} contains a line holding only § (the entry delimiter)", "invalid")
         raise StoreError(f"{what} is not valid UTF-8 text", "invalid")
+    cut = grammar.entry_break(grammar.trim(clean)) if what == "content" else None
+    if cut:
+        raise StoreError(f"{what} line {cut[0]} {cut[1]}, so it would read back as two entries; put it on the "
+                         "line before or add it as an entry of its own", "invalid")
     return grammar.trim(clean)
+
+
+def same_entry_key(entry: str) -> str:
+    """What makes two entries the same, for add and replace as for repair: the entry without its
+    `[id:]` and `[summary:…]` tags, every run of whitespace one space."""
+    return grammar.squeeze(compose.dedupe_key(entry))
+
+
+def _with_repair_hint(exc: StoreError) -> StoreError:
+    """A drift refusal names the command that clears it; nothing else changes."""
+    if exc.reason != "drift":
+        return exc
+    from maestro.messages import MEMORY_REPAIR
+
+    return StoreError(f"{exc.message}; to fix the file run: {MEMORY_REPAIR}", "drift")
 
 
 class Store:
@@ -131,9 +154,12 @@ class Store:
     def _adds(self, requests, indexed: bool) -> list:
         check_write_block(self.layout)
         prepared = [self._at(i, indexed, self._prepare, request) for i, request in enumerate(requests)]
-        with self.transaction() as tx:
-            results = [self._at(i, indexed, self._add, tx, item) for i, item in enumerate(prepared)]
-            tx.commit()
+        try:
+            with self.transaction() as tx:
+                results = [self._at(i, indexed, self._add, tx, item) for i, item in enumerate(prepared)]
+                tx.commit()
+        except StoreError as exc:
+            raise _with_repair_hint(exc) from None
         self._note_write([r.track for r in results if not r.duplicate])
         return results
 
@@ -190,8 +216,8 @@ class Store:
         while new_id in ids:
             new_id = secrets.token_hex(4)
         stored = compose.compose(target.track, item.text, item.now, new_id, item.branches, item.summary)
-        key = compose.dedupe_key(stored)
-        if any(compose.dedupe_key(e) == key for e in entries):
+        key = same_entry_key(stored)
+        if any(same_entry_key(e) == key for e in entries):
             return AddResult(target.track, target.path, duplicate=True, reason="exists")
         stored_id = grammar.entry_id(stored)
         if stored_id in ids:
@@ -235,7 +261,7 @@ class Store:
             if new == old:
                 return Change("unchanged", target.track, target.path, old, old)
             others = entries[:index] + entries[index + 1:]
-            if any(compose.dedupe_key(e) == compose.dedupe_key(new) for e in others):
+            if any(same_entry_key(e) == same_entry_key(new) for e in others):
                 raise StoreError("the replacement would duplicate another entry; nothing was changed", "conflict")
             new_id = grammar.entry_id(new)
             if new_id and new_id in {grammar.entry_id(e) for e in others}:
@@ -275,14 +301,18 @@ class Store:
         if not isinstance(match, str) or not match:
             raise StoreError("empty --match", "usage")
         target = self.target(track, cwd, date)
-        with self.transaction() as tx:
-            entries = tx.read(target.path)
-            hits = [i for i, e in enumerate(entries) if match in e]
-            if not hits:
-                raise StoreError(f'no match for "{shown(match)}" in {target.path}; nothing was changed', "no_match")
-            if len(hits) > 1:
-                raise StoreError(f'ambiguous match for "{shown(match)}" ({len(hits)} hits); nothing was changed',
-                                 "ambiguous")
-            change = edit(tx, target, entries, hits[0])
-            tx.commit()
+        try:
+            with self.transaction() as tx:
+                entries = tx.read(target.path)
+                hits = [i for i, e in enumerate(entries) if match in e]
+                if not hits:
+                    raise StoreError(f'no match for "{shown(match)}" in {target.path}; nothing was changed',
+                                     "no_match")
+                if len(hits) > 1:
+                    raise StoreError(f'ambiguous match for "{shown(match)}" ({len(hits)} hits); nothing was changed',
+                                     "ambiguous")
+                change = edit(tx, target, entries, hits[0])
+                tx.commit()
+        except StoreError as exc:
+            raise _with_repair_hint(exc) from None
         return change

@@ -215,15 +215,33 @@ def test_a_secret_is_filtered_and_a_pure_secret_refused(ready, mem_root):
     assert b"ghp_" not in (mem_root / "SUGGESTIONS.jsonl").read_bytes()
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ({"track": "daily"}, "needs content"),
-    ({"track": "nowhere", "content": "x"}, "must be one of"),
-    ({"track": "daily", "content": 5}, "must be a string"),
-    ({"track": "daily", "content": "x", "colour": "red"}, "unknown argument"),
-    ({"track": "user", "content": "x", "branches": ["main"]}, "key track only"),
-    ({"track": "daily", "content": "x", "date": "../../etc"}, "invalid date"),
+@pytest.mark.parametrize("tool, arguments, message", [
+    ("memory_add", {"track": "daily"}, "needs content"),
+    ("memory_add", {"track": "nowhere", "content": "x"}, "must be one of"),
+    ("memory_add", {"track": "daily", "content": 5}, "must be a string"),
+    ("memory_add", {"track": "daily", "content": "x", "colour": "red"}, "unknown argument"),
+    ("memory_add", {"track": "daily", "content": "x", "date": "../../etc"}, "does not match"),
+    ("memory_add", {"track": "daily", "content": "x", "date": "2024-01-01\n"}, "does not match"),
+    ("memory_list", {"track": "user", "limit": "5"}, "must be an integer"),
+    ("memory_list", {"track": "user", "limit": 0}, "between 1 and 500"),
+    ("memory_todo", {}, "needs action"),
+    ("memory_todo", {"action": "add", "text": ["a"]}, "must be a string"),
 ])
-def test_bad_arguments_are_an_error_result_not_a_protocol_error(ready, arguments, message):
+def test_arguments_the_schema_rejects_are_invalid_params(ready, mem_root, tool, arguments, message):
+    """Issue 10 §3 (MCP): these were isError results; MCP makes invalid arguments a -32602 error."""
+    reply = ready.request("tools/call", {"name": tool, "arguments": arguments})
+    assert "result" not in reply and reply["error"]["code"] == -32602, reply
+    assert message in reply["error"]["message"] and "\n" not in reply["error"]["message"]
+    assert not mem_root.exists() or not list(mem_root.rglob("*.md"))
+    assert ready.request("ping")["result"] == {}
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"track": "user", "content": "x", "branches": ["main"]}, "key track only"),
+    ({"track": "daily", "content": "x", "date": "2024-02-30"}, "no such day"),
+    ({"track": "daily", "content": "sk-abcdefgh12345678"}, "sensitive"),
+])
+def test_a_failure_found_by_running_the_tool_stays_an_error_result(ready, arguments, message):
     reply = ready.request("tools/call", {"name": "memory_add", "arguments": arguments})
     result = reply["result"]
     assert result["isError"] is True
@@ -269,7 +287,10 @@ def test_invalid_requests(ready):
     assert ready.read()["error"]["code"] == -32600
 
 
-def test_a_batch_is_answered_with_an_array_of_its_requests_replies(ready):
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26"])
+def test_a_batch_is_answered_with_an_array_of_its_requests_replies_before_2025_06_18(server, version):
+    ready = server
+    ready.initialize(version)
     ready.send([{"jsonrpc": "2.0", "id": "a", "method": "ping"},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
                 {"jsonrpc": "2.0", "id": "b", "method": "nope"}])
@@ -278,6 +299,19 @@ def test_a_batch_is_answered_with_an_array_of_its_requests_replies(ready):
     assert replies[0]["result"] == {} and replies[1]["error"]["code"] == -32601
     ready.send_raw(b"[]\n")
     assert ready.read()["error"]["code"] == -32600
+
+
+def test_a_batch_is_refused_with_one_invalid_request_under_2025_06_18(server, mem_root):
+    """Issue 10 §3 (MCP): 2025-06-18 removed batching; an unknown version negotiates it too."""
+    server.initialize("1999-01-01")
+    server.send([{"jsonrpc": "2.0", "id": "a", "method": "ping"},
+                 {"jsonrpc": "2.0", "id": "b", "method": "tools/call",
+                  "params": {"name": "memory_add", "arguments": {"track": "daily", "content": "batched"}}}])
+    reply = server.read()
+    assert isinstance(reply, dict) and reply["id"] is None and reply["error"]["code"] == -32600, reply
+    assert "2025-06-18" in reply["error"]["message"]
+    assert not (mem_root / "daily").exists()  # nothing in the refused batch ran
+    assert server.request("ping")["result"] == {}  # the next line is the ping's reply, not a batch's
 
 
 def test_an_overlong_line_is_refused_and_the_server_keeps_running(ready):

@@ -151,15 +151,20 @@ def test_plan_details():
     assert repair.plan_repair("").changed is False and repair.plan_repair("  \n").changed is False
 
 
-def test_archives_and_non_utf8_files_are_left_alone(maestro, mem_root):
+def test_utf8_archives_are_left_alone_and_a_non_utf8_file_is_recoded(maestro, mem_root):
+    """Issue 10 §3: a file that is not UTF-8 used to be skipped forever; now --confirm recodes it
+    (more in test_damaged_files.py). A UTF-8 archive is still never split or deduped."""
     mem_root.mkdir(parents=True)
     (mem_root / "MEMORY-archive.md").write_text(MALFORMED, encoding="utf-8")
     (mem_root / "USER.md").write_bytes(b"\xff\xfe broken\n")
     before = tree(mem_root)
     result = maestro("memory", "repair", "--confirm")
     assert result.rc == 0, result.err
-    assert "changed 0" in result.out and "skipped" in result.out and "not UTF-8" in result.out
-    assert {k: v for k, v in tree(mem_root).items() if k in before} == before
+    assert "changed 1" in result.out and "not UTF-8 (byte 0): each undecodable byte becomes U+FFFD" in result.out
+    assert (mem_root / "MEMORY-archive.md").read_text(encoding="utf-8") == MALFORMED
+    assert (mem_root / "USER.md").read_text(encoding="utf-8") == "\ufffd\ufffd broken\n"
+    (backup,) = mem_root.glob("USER.md.bak.*")
+    assert backup.read_bytes() == before[str(mem_root / "USER.md")][0]
 
 
 def test_write_block_prevents_confirm(maestro, mem_root, malformed):

@@ -13,7 +13,7 @@ import os
 import pytest
 from testing.memory import all_files
 
-from maestro.memory.store import snapshot
+from maestro.memory.store import layout, snapshot
 from maestro.memory.store.errors import StoreError
 
 TODAY = datetime.date(2024, 5, 2)
@@ -271,11 +271,13 @@ def test_rendering_writes_nothing(mem_root, project):
     assert not (mem_root / "absent").exists()
 
 
-def test_a_file_that_is_not_utf8_is_an_error_not_a_guess(mem_root):
+def test_a_file_that_is_not_utf8_is_shown_with_replacement_characters_and_named(mem_root):
+    """Issue 10 §3 (it was an error that hid the whole store; more in test_damaged_files.py)."""
     mem_root.mkdir(parents=True)
     (mem_root / "MEMORY.md").write_bytes(b"bad \xff entry\n")
-    with pytest.raises(StoreError, match="not UTF-8"):
-        render(mem_root)
+    snap = render(mem_root)
+    assert "# Global Memory\nbad \ufffd entry\n" in snap.text
+    assert snap.damaged == ((str(mem_root / "MEMORY.md"), "not UTF-8 (byte 4)"),)
 
 
 def test_utf8_cut_never_splits_a_character():
@@ -307,12 +309,14 @@ def test_snapshot_verb_prints_the_text_and_the_json_envelope_with_stats(maestro,
     assert sorted(p.name for p in mem_root.iterdir()) == ["MEMORY.md"]  # nothing written
 
 
-def test_snapshot_verb_reports_an_unreadable_store_as_an_error(maestro, mem_root):
+def test_snapshot_verb_renders_a_store_with_a_non_utf8_file_and_names_it(maestro, mem_root):
     mem_root.mkdir(parents=True)
     (mem_root / "USER.md").write_bytes(b"\xff\n")
     result = maestro("memory", "snapshot", "--json")
-    assert result.rc != 0
-    assert json.loads(result.out)["error"]["reason"] == "malformed"
+    assert result.rc == 0, result
+    envelope = json.loads(result.out)
+    assert envelope["damaged"] == [{"file": str(mem_root / "USER.md"), "why": "not UTF-8 (byte 0)"}]
+    assert "# User Memory\n\ufffd\n" in envelope["text"]
 
 
 def test_snapshot_verb_in_a_git_repository_uses_the_checked_out_branch(maestro, mem_root, tmp_path):
@@ -333,7 +337,7 @@ def test_snapshot_verb_in_a_git_repository_uses_the_checked_out_branch(maestro, 
 
 
 def test_locate_outside_git_is_the_directory_without_a_branch(tmp_path):
-    assert snapshot.locate(str(tmp_path)) == (str(tmp_path.resolve()), None)
+    assert layout.locate(str(tmp_path)) == (str(tmp_path.resolve()), None)
 
 
 def test_locate_unborn_and_detached_heads_have_no_branch(tmp_path):
@@ -342,11 +346,11 @@ def test_locate_unborn_and_detached_heads_have_no_branch(tmp_path):
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
-    assert snapshot.locate(str(repo / "sub")) == (str(repo.resolve()), None)  # unborn
+    assert layout.locate(str(repo / "sub")) == (str(repo.resolve()), None)  # unborn
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x")
-    assert snapshot.locate(str(repo / "sub")) == (str(repo.resolve()), "main")
+    assert layout.locate(str(repo / "sub")) == (str(repo.resolve()), "main")
     git(repo, "checkout", "-q", "--detach")
-    assert snapshot.locate(str(repo)) == (str(repo.resolve()), None)
+    assert layout.locate(str(repo)) == (str(repo.resolve()), None)
 
 
 def test_locate_with_a_missing_or_hanging_git_falls_back_to_the_directory(tmp_path, monkeypatch):
@@ -355,15 +359,15 @@ def test_locate_with_a_missing_or_hanging_git_falls_back_to_the_directory(tmp_pa
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     monkeypatch.setenv("PATH", str(bin_dir))
-    assert snapshot.locate(str(tmp_path)) == (str(tmp_path.resolve()), None)  # no git at all
+    assert layout.locate(str(tmp_path)) == (str(tmp_path.resolve()), None)  # no git at all
     fake = bin_dir / "git"
     fake.write_text("#!/bin/sh\nexec /bin/sleep 40\n")
     fake.chmod(0o755)
     began = time.monotonic()
-    assert snapshot.locate(str(tmp_path), timeout=0.3) == (str(tmp_path.resolve()), None)
+    assert layout.locate(str(tmp_path), timeout=0.3) == (str(tmp_path.resolve()), None)
     assert time.monotonic() - began < 20  # bounded by its timeout, not the hanging git (room for a busy machine)
 
 
 def test_locate_refuses_a_missing_directory(tmp_path):
     with pytest.raises(StoreError, match="not a directory"):
-        snapshot.locate(str(tmp_path / "nope"))
+        layout.locate(str(tmp_path / "nope"))

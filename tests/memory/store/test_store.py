@@ -173,7 +173,7 @@ def test_19_a_traversal_date_is_refused_by_add_and_lists_nothing(maestro, mem_ro
     added = maestro("memory", "add", "daily", "x y", "--date", "../../x")
     assert added.rc == 3 and "invalid date" in added.err
     listed = maestro("memory", "list", "daily", "--date", "../../x")
-    assert (listed.rc, listed.out) == (0, "") and "nothing listed" in listed.err
+    assert (listed.rc, listed.out) == (3, "") and "invalid date '../../x'" in listed.err  # issue 16 item 11
     assert maestro("memory", "add", "daily", "x y", "--date", "2024-02-30").rc == 3
     assert [p for p in home.rglob("x*")] == []
 

@@ -109,32 +109,27 @@ def test_43_same_id_different_bodies_conflict_then_resolve_both(maestro, world):
     pushed = run_sync(maestro, world, "two", remote=False)
     assert pushed.rc == 0, pushed.err
     assert sorted(remote_key(world)) == sorted(entries)
-    back = run_sync(maestro, world, "one", remote=False)  # machine one still has the other body of c
-    assert back.rc == 4 and "modifiedBoth" in back.out
-    settled = maestro("memory", "sync", "--resolve", "remote", "--id", "0000000c", "--cwd", str(world["project"]),
-                      env={"MAESTRO_MEMORY_DIR": str(world["roots"]["one"])})
-    assert settled.rc == 0, settled.err
-    final = run_sync(maestro, world, "one", remote=False)
-    assert final.rc == 0, final.err
+    back = run_sync(maestro, world, "one", remote=False)  # one's c is still what was agreed: it takes both
+    assert back.rc == 0, back.out + back.err
     assert sorted(read_key(world, "one")) == sorted(entries)
+    for name in ("two", "one"):  # converged in that one round: nothing left to exchange, no new conflict
+        quiet = run_sync(maestro, world, name, remote=False)
+        assert quiet.rc == 0 and "up to date" in quiet.out, quiet.out + quiet.err
+    assert sorted(read_key(world, "two")) == sorted(read_key(world, "one")) == sorted(remote_key(world))
 
 
-def test_44_deleted_locally_present_remotely_is_a_conflict_not_readded(maestro, world):
+def test_44_a_deletion_since_the_last_sync_travels_and_is_not_readded(maestro, world):
     write_key(world, "one", A1, B1)
     assert run_sync(maestro, world, "one").rc == 0
+    assert run_sync(maestro, world, "two").rc == 0
     write_key(world, "one", A1)  # b deleted here after the last sync
-    clash = run_sync(maestro, world, "one", remote=False)
-    assert clash.rc == 4
-    assert "deletedLocal" in clash.out
+    gone = run_sync(maestro, world, "one", remote=False)
+    assert gone.rc == 0, gone.out + gone.err
     assert read_key(world, "one") == [A1]  # not silently re-added
-    assert sorted(remote_key(world)) == sorted([A1, B1])
-    env = {"MAESTRO_MEMORY_DIR": str(world["roots"]["one"])}
-    settled = maestro("memory", "sync", "--resolve", "local", "--cwd", str(world["project"]), env=env)
-    assert settled.rc == 0, settled.err
-    pushed = run_sync(maestro, world, "one", remote=False)
-    assert pushed.rc == 0, pushed.err
     assert remote_key(world) == [A1]
-    assert read_key(world, "one") == [A1]
+    other = run_sync(maestro, world, "two", remote=False)
+    assert other.rc == 0 and "1 removed" in other.out, other.out + other.err
+    assert read_key(world, "two") == [A1]
 
 
 def test_remote_url_credentials_are_redacted(maestro, world, tmp_path):
@@ -180,8 +175,8 @@ def test_not_enabled_makes_no_git_call(maestro, world):
 
 def test_merge_is_pure_and_handles_idless_entries():
     plain = "[2024-05-01 10:00] [summary:x] plain note"
-    merged, conflicts, added = sync_mod.merge([A1], [A1, plain, "[2024-05-01 10:00] plain note"], ["0000000a"])
-    assert merged == [A1, plain] and conflicts == [] and added == 1
+    merged = sync_mod.merge([A1], [A1, plain, "[2024-05-01 10:00] plain note"], {"0000000a": sync_mod.UNKNOWN})
+    assert merged.entries == [A1, plain] and merged.conflicts == [] and merged.added == 1
 
 
 def todo_add(maestro, world, name, text):
@@ -210,16 +205,39 @@ def test_project_todos_sync_by_their_id_in_both_directions(maestro, world):
     assert "TODOS.md: 3 local, 3 remote, 0 added" in again.out  # the comment header + 2 todos
 
 
-def test_a_todo_changed_since_the_last_sync_is_a_conflict_resolved_both_with_a_fresh_id(maestro, world):
+def todo_status(maestro, world, name, verb):
+    (todo_id,) = [sync_mod.todo_id(e) for e in key_path(world, name, "TODOS.md").read_text().split("\n§\n")
+                  if sync_mod.todo_id(e)]
+    done = maestro("memory", "todo", verb, todo_id, "--cwd", str(world["project"]),
+                   env={"MAESTRO_MEMORY_DIR": str(world["roots"][name])})
+    assert done.rc == 0, done.err
+
+
+def test_a_todo_changed_on_one_machine_travels_and_changed_on_both_is_resolved_both_with_a_fresh_id(maestro, world):
     todo_add(maestro, world, "one", "ship it")
     assert run_sync(maestro, world, "one").rc == 0
+    assert run_sync(maestro, world, "two").rc == 0
     path_one = key_path(world, "one", "TODOS.md")
     path_one.write_text(path_one.read_text().replace("ship it", "ship it on monday"))
-    clash = run_sync(maestro, world, "one", remote=False)
-    assert clash.rc == 4 and "modifiedBoth" in clash.out
-    env = {"MAESTRO_MEMORY_DIR": str(world["roots"]["one"])}
-    assert maestro("memory", "sync", "--resolve", "both", "--cwd", str(world["project"]), env=env).rc == 0
-    assert todo_texts(world, "one") == ["ship it", "ship it on monday"]
-    ids = [sync_mod.todo_id(e) for e in path_one.read_text().split("\n§\n") if sync_mod.todo_id(e)]
-    assert len(set(ids)) == 2
+    edited = run_sync(maestro, world, "one", remote=False)  # a one-sided edit is no conflict
+    assert edited.rc == 0, edited.out + edited.err
+    assert run_sync(maestro, world, "two", remote=False).rc == 0
+    assert todo_texts(world, "two") == ["ship it on monday"]
+
+    todo_status(maestro, world, "one", "done")
+    todo_status(maestro, world, "two", "drop")
     assert run_sync(maestro, world, "one", remote=False).rc == 0
+    clash = run_sync(maestro, world, "two", remote=False)
+    assert clash.rc == 4 and "modifiedBoth" in clash.out
+    env = {"MAESTRO_MEMORY_DIR": str(world["roots"]["two"])}
+    assert maestro("memory", "sync", "--resolve", "both", "--cwd", str(world["project"]), env=env).rc == 0
+    assert todo_texts(world, "two") == ["ship it on monday", "ship it on monday"]
+    path_two = key_path(world, "two", "TODOS.md")
+    ids = [sync_mod.todo_id(e) for e in path_two.read_text().split("\n§\n") if sync_mod.todo_id(e)]
+    assert len(set(ids)) == 2
+    assert run_sync(maestro, world, "two", remote=False).rc == 0
+    assert run_sync(maestro, world, "one", remote=False).rc == 0
+    assert path_one.read_bytes() == path_two.read_bytes()
+    statuses = sorted(e.split("[status: ")[1].split("]")[0] for e in path_one.read_text().split("\n§\n")
+                      if sync_mod.todo_id(e))
+    assert statuses == ["done", "dropped"]  # both machines' choices kept, once each

@@ -183,3 +183,46 @@ def test_cli_todo_respects_the_write_block(maestro, mem_root):
     assert result.rc == 4 and "blocked" in result.err
     assert not (mem_root / "TODOS-work.md").exists()
     assert maestro("memory", "todo", "list").rc == 0
+
+
+def test_list_view_counts_the_open_todos_the_default_view_leaves_out(todos):
+    plain, _ = todos.add("plain work todo", "work")  # no due date, no quadrant: not in the default view
+    todos.add("urgent", "work", quadrant_=1)
+    finished, _ = todos.add("finished", "life")
+    todos.set_status(finished.id, "done")
+    view = todo_mod.list_view(todos.all(), TODAY)
+    assert [t.text for t in view.shown] == ["urgent"] and view.more == 0
+    assert [t.id for t in view.left_out] == [plain.id]  # done todos are not "left out"
+    named = todo_mod.list_view(todos.all(), TODAY, "work")
+    assert [t.text for t in named.shown] == ["urgent", "plain work todo"] and named.left_out == []
+
+
+def test_cli_a_todo_just_added_is_listed_or_said_where_it_is(maestro):
+    """Issue 16 item 6: `todo add` then `todo list` printed nothing; only --all showed it."""
+    assert maestro("memory", "todo", "add", "water the plants").rc == 0
+    listed = maestro("memory", "todo", "list")
+    assert listed.rc == 0, listed.err
+    lines = listed.out.splitlines()
+    assert len(lines) == 1 and "1 open todo(s) not in this view" in lines[0]
+    assert lines[0].endswith("(see them: todo list --list work)")
+    as_json = json.loads(maestro("memory", "todo", "list", "--json").out)
+    assert as_json["todos"] == [] and as_json["left_out"] == 1
+    work = maestro("memory", "todo", "list", "--list", "work")
+    assert work.rc == 0 and "water the plants" in work.out and "(work)" in work.out
+    assert "not in this view" not in work.out
+    assert maestro("memory", "todo", "list", "--list", "life").out == ""
+
+
+def test_cli_left_out_todos_in_several_lists_point_at_all(maestro):
+    assert maestro("memory", "todo", "add", "a work todo").rc == 0
+    assert maestro("memory", "todo", "add", "a life todo", "--list", "life").rc == 0
+    listed = maestro("memory", "todo", "list")
+    assert "2 open todo(s) not in this view" in listed.out and "(see them: todo list --all)" in listed.out
+
+
+def test_cli_a_named_list_over_the_cap_points_at_that_list_s_all(maestro):
+    for i in range(9):
+        assert maestro("memory", "todo", "add", f"chore {i}", "--list", "life").rc == 0
+    listed = maestro("memory", "todo", "list", "--list", "life")
+    lines = listed.out.splitlines()
+    assert len(lines) == 9 and lines[-1] == "… 1 more (todo list --list life --all)"
