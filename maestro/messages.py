@@ -23,4 +23,6 @@ STATUS = f"{MAESTRO} status"
 PIN_MODELS = f"{MAESTRO} model-select <model> <debate-effort> <impl-effort> <impl-model>"
 PIN_SCOUT = f"{MAESTRO} model-select --scout <model> <effort>"
 MEMORY_MCP = f"claude mcp add --scope user maestro-memory -- \"$(command -v {MAESTRO})\" memory mcp"
+# In Claude Code: the marketplace first, then the plugin (the plugin command alone finds nothing).
+CODEX_PLUGIN = "/plugin marketplace add openai/codex-plugin-cc, then /plugin install codex@openai-codex"
 MEMORY_REPAIR = f"{MAESTRO} memory repair --confirm"  # rewrites a drifted or non-UTF-8 memory file (backup kept)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from dataclasses import asdict
 
-from maestro import paths
+from maestro import messages, paths
 from maestro.commands.support import parser, write_envelope
 from maestro.errors import Exit
 from maestro.install import doctor_checks
@@ -63,7 +63,7 @@ def check_companion() -> Check:
         detail = f"MAESTRO_COMPANION={source} is not a file" if source else "codex-companion.mjs not in the plugin cache"
         return Check(
             "companion", "fail", detail,
-            "install the Codex plugin in Claude Code: /plugin install codex@openai-codex, then `codex login`",
+            f"install the Codex plugin in Claude Code: {messages.CODEX_PLUGIN}; then `codex login`",
         )
     detail = f"{companion.path} (version {companion.version}, via {companion.source})"
     if companion.argv()[0] == "node" and not shutil.which("node"):

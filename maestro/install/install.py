@@ -178,7 +178,7 @@ def _validate(plan: _Plan) -> None:
 
     if not find_companion():
         warn("the Codex plugin (openai/codex-plugin-cc) was not found; maestro needs it to run Codex.")
-        warn("Install it in Claude Code:  /plugin install codex@openai-codex   then sign in with `codex login`.")
+        warn(f"Install it in Claude Code:  {messages.CODEX_PLUGIN}; then sign in with `codex login`.")
         warn("Continuing: the hooks work now, the loop will once the plugin is there.")
     if (plan.with_workflow or plan.kept_workflow) and not plugins.has_ralph_loop():
         warn("the ralph-loop plugin was not found; the workflow rule's outer loop (/ralph-loop, /cancel-ralph) "

@@ -11,7 +11,7 @@ import functools
 import os
 import time
 
-from maestro import knobs
+from maestro import knobs, messages
 from maestro.util import git as gitscope
 from maestro.util import progress
 from maestro.util import signals as signal_state
@@ -36,7 +36,7 @@ def companion_transport(scope: str, emit, should_stop=None, pause=None, tick=Non
     if companion is None:
         raise MaestroError(
             f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
-            "/plugin install codex@openai-codex, or set MAESTRO_COMPANION)", Exit.USAGE)
+            f"{messages.CODEX_PLUGIN}; or set MAESTRO_COMPANION)", Exit.USAGE)
     return Transport(companion.argv(), cwd=os.getcwd(), emit=emit, call_timeout=knobs.companion_timeout().value,
                      should_stop=should_stop, pause=pause, tick=tick)
 

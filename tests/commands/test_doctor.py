@@ -32,7 +32,7 @@ def test_fresh_machine_fails_on_missing_companion_and_hooks_with_fixes(maestro):
     lines = result.out.splitlines()
     assert lines[-1] == "doctor: some checks failed"
     companion_line = next(line for line in lines if " companion:" in line)
-    assert companion_line.startswith("fail") and "fix: install the Codex plugin" in companion_line
+    assert companion_line.startswith("fail") and "fix: install the Codex plugin in Claude Code: /plugin marketplace add openai/codex-plugin-cc, then /plugin install codex@openai-codex" in companion_line
     assert any(line.startswith("fail hook gate: not registered — fix:") for line in lines)
     assert any(line.startswith("ok   python:") for line in lines)
 

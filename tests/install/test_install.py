@@ -852,6 +852,8 @@ def test_companion_warning_only_when_plugin_missing(maestro, home):
     H.write_settings(home, {})
     missing = H.assert_ok(maestro("install"))
     assert "[maestro] WARN: the Codex plugin (openai/codex-plugin-cc) was not found; maestro needs it to run Codex." in H.err_lines(missing)
+    assert ("[maestro] WARN: Install it in Claude Code:  /plugin marketplace add openai/codex-plugin-cc, then "
+            "/plugin install codex@openai-codex; then sign in with `codex login`.") in H.err_lines(missing)
 
     script = home / ".claude/plugins/cache/openai-codex/codex/1.2.0/scripts/codex-companion.mjs"
     script.parent.mkdir(parents=True)
