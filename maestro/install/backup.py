@@ -45,10 +45,7 @@ def save(directory: str, key: str, data: bytes) -> str:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(target, flags, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        atomic.write_all(fd, data)
     finally:
         os.close(fd)
     atomic.fsync_dir(os.path.dirname(target))

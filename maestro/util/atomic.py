@@ -28,6 +28,15 @@ def fsync_dir(directory: str) -> None:
 TEMP_INFIX = ".maestro-tmp-"  # `.<name>.maestro-tmp-<pid>`: write_atomic's temp file for <name>
 
 
+def write_all(fd: int, data: bytes, durable: bool = True) -> None:
+    """Every byte of `data` to `fd` (os.write may write less than asked), then fsync unless not durable."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    if durable:
+        os.fsync(fd)
+
+
 def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True) -> None:
     """Replace `path` with `data`; the file ends with exactly `mode` permission bits.
     `durable=False` skips the fsyncs (telemetry that may be lost, never state)."""
@@ -42,12 +51,7 @@ def write_atomic(path: str, data: bytes, mode: int = 0o600, durable: bool = True
     try:
         try:
             os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if durable:
-                os.fsync(fd)
+            write_all(fd, data, durable)
         finally:
             os.close(fd)
         os.replace(tmp, path)

@@ -17,7 +17,7 @@ import json
 import os
 import time
 
-from maestro.util.atomic import make_private_dirs, write_atomic
+from maestro.util.atomic import make_private_dirs, write_all, write_atomic
 from maestro.memory.store import entry as grammar
 from maestro.memory.store.errors import StoreError
 from maestro.memory.store.lock import StoreLock
@@ -91,10 +91,7 @@ def backup(path: str, data: bytes) -> str:
             stamp += 1
             continue
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            write_all(fd, data)
         finally:
             os.close(fd)
         return candidate
