@@ -1,13 +1,13 @@
 # make demo  — build maestro.pyz and walk through it in a throw-away HOME (offline, seconds)
 # make test  — install the dev tools into .venv, build, run the suite on the source tree
-#              (with coverage) and again against the built dist/maestro.pyz
+#              (with coverage), again against the built dist/maestro.pyz, and the stress trials
 # make mutants — the planted-bug score of the safety-critical code (bench/mutants.py; slow)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PYZ := dist/maestro.pyz
 
-.PHONY: build test test-source test-pyz bench mutants demo clean
+.PHONY: build test test-source test-pyz test-stress bench mutants demo clean
 
 $(VENV)/.installed: requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,26 +17,33 @@ $(VENV)/.installed: requirements-dev.txt
 build: $(VENV)/.installed
 	$(PY) build.py --output $(PYZ)
 
-# The two targets run side by side (most of the suite waits on real child processes, so two
-# cores finish both in about the time of the longer one); the pyz run's report follows the
-# source run's, and the pyz run gets its own pytest temp root so neither cleans up the other's dirs.
+# Three runs side by side: the source tree (with coverage), the built archive, and the stress
+# trials (real processes on the source target, mostly waiting on them: they fill the cores the other
+# two leave idle). Each background run gets its own pytest temp root so no run cleans up another's
+# dirs; their reports follow the source run's.
 test: build
-	@rm -f .test-pyz.log; mkdir -p "$${TMPDIR:-/tmp}/maestro-test-pyz"
+	@rm -f .test-pyz.log .test-stress.log; mkdir -p "$${TMPDIR:-/tmp}/maestro-test-pyz" "$${TMPDIR:-/tmp}/maestro-test-stress"
 	@PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-pyz" $(MAKE) --no-print-directory test-pyz \
 		> .test-pyz.log 2>&1 & pyz=$$!; \
+	PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-stress" $(MAKE) --no-print-directory test-stress \
+		> .test-stress.log 2>&1 & stress=$$!; \
 	$(MAKE) --no-print-directory test-source; source_rc=$$?; \
-	wait $$pyz; pyz_rc=$$?; \
+	wait $$pyz; pyz_rc=$$?; wait $$stress; stress_rc=$$?; \
 	echo "--- against the built archive ($(PYZ)) ---"; cat .test-pyz.log; \
-	test $$source_rc -eq 0 && test $$pyz_rc -eq 0
+	echo "--- stress trials (source tree) ---"; cat .test-stress.log; \
+	test $$source_rc -eq 0 && test $$pyz_rc -eq 0 && test $$stress_rc -eq 0
 
 test-source: $(VENV)/.installed
 	$(PY) -m coverage erase
-	$(PY) -m coverage run -m pytest -q
+	$(PY) -m coverage run -m pytest -q -m "not stress"
 	$(PY) -m coverage report --include='maestro/hooks/*,maestro/install/*' --fail-under=90
 	$(PY) -m coverage report
 
 test-pyz: build
 	MAESTRO_TEST_TARGET=pyz MAESTRO_TEST_PYZ=$(CURDIR)/$(PYZ) $(PY) -m pytest -q -m "not source_only and not stress"
+
+test-stress: $(VENV)/.installed
+	$(PY) -m pytest -q -m stress
 
 bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)

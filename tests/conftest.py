@@ -108,7 +108,7 @@ class Runner:
         if TARGET == "pyz":
             full_env = dict(os.environ, **(env or {}))
             proc = subprocess.run(
-                [sys.executable, "-I", "-S", str(PYZ), *args], input=stdin, capture_output=True,
+                [*archive_entry(args[0] if args else ""), *args], input=stdin, capture_output=True,
                 env=full_env, cwd=cwd, timeout=60,
             )
             return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
@@ -138,6 +138,17 @@ class Runner:
                 for sig, handler in saved.items():
                     signal.signal(sig, handler)
         return Result(rc, out.getvalue(), err.getvalue())
+
+
+HOOK_VERBS = ("gate", "inject", "session-start", "stop")
+
+
+def archive_entry(verb: str) -> list:
+    """How the archive is started for `verb`, as it is in real use: a hook as settings.json runs it (the
+    `maestro_hook` entry, no runpy), every other verb as a user does (`python3 maestro.pyz`, the launcher)."""
+    if verb in HOOK_VERBS:
+        return [sys.executable, "-I", "-S", "-c", "import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook", str(PYZ)]
+    return [sys.executable, "-I", "-S", str(PYZ)]
 
 
 @pytest.fixture

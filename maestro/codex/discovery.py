@@ -1,7 +1,8 @@
 """Finding the Codex companion script (spec §3, discovery only).
 
-`MAESTRO_COMPANION=<path>` wins (a `.py` runs under this interpreter, anything else under
-`node`); otherwise the newest cached plugin version under
+`MAESTRO_COMPANION=<path>` wins (a `.py` runs under this interpreter, isolated and without `site`
+like maestro itself — a stand-in companion needs only the standard library, and `site` alone costs a
+Python 10 ms of every call —; anything else under `node`); otherwise the newest cached plugin version under
 `~/.claude/plugins/cache/openai-codex/codex/<ver>/scripts/codex-companion.mjs`.
 Version order: strip a leading `v`, split the prerelease at the first `-`, compare dot parts
 numerically (missing = 0); a non-numeric part compares as text; a release beats its prerelease.
@@ -23,7 +24,7 @@ class Companion:
         import sys
 
         if self.path.endswith(".py"):
-            return [python or sys.executable, self.path]
+            return [python or sys.executable, "-I", "-S", self.path]
         return ["node", self.path]
 
 

@@ -12,12 +12,12 @@ directory to `<lock>.reclaim.<nonce>` first, so no reader ever sees a half-delet
 
 import errno
 import os
-import secrets
 import shutil
 import stat
 import time
 
 from maestro.util import atomic
+from maestro.util.tokens import token_hex
 
 CLAIM_FILE = "maestro-generation-claim.lock"
 _HEX = frozenset("0123456789abcdef")
@@ -29,7 +29,7 @@ flock_file = atomic.flock_file
 
 
 def new_token() -> str:
-    return secrets.token_hex(16)
+    return token_hex(16)
 
 
 def is_token(value) -> bool:
@@ -173,7 +173,7 @@ class LockDir:
 
     def retire(self) -> str:
         """Move the lock aside, then delete it. Returns a warning ('' when fully cleaned)."""
-        aside = f"{self.path}.reclaim.{secrets.token_hex(6)}"
+        aside = f"{self.path}.reclaim.{token_hex(6)}"
         os.rename(self.path, aside)
         try:
             shutil.rmtree(aside)

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from testing.bash_corpus import SID, UNKNOWN_VARIABLES, bash_payload, describe, is_policy_block
+from testing.paths import TARGET
 
 WRITE_APP = "echo pwned > src/app.py"
 SUBSCRIPT = "a[$(echo pwned > src/app.py)]"  # bash runs the $(…) when it evaluates this subscript
@@ -347,15 +348,15 @@ BLOCKED = [
 # ---------------------------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture
-def attack_env(outside_tmp, monkeypatch):
-    """A real repository and HOME outside every scratch root; scratch links an earlier command left."""
-    home = outside_tmp / "home"
+def build_attack_env(outside: Path, tmp: Path) -> dict:
+    """A real repository and HOME under `outside` (outside every scratch root); scratch links an
+    earlier command left in `tmp` (the scratch TMPDIR)."""
+    home = outside / "home"
     (home / ".claude" / "hooks").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text("{}\n")
     (home / ".claude" / "hooks" / "maestro.pyz").write_text("pyz\n")
     (home / ".maestro" / "direct-edit").mkdir(parents=True)
-    repo = outside_tmp / "repo"
+    repo = outside / "repo"
     (repo / "src").mkdir(parents=True)
     (repo / "docs").mkdir()
     (repo / ".claude").mkdir()
@@ -363,15 +364,55 @@ def attack_env(outside_tmp, monkeypatch):
     (repo / "src" / "util.py").write_text("y = 1\n")
     (repo / "docs" / "guide.md").write_text("# guide\n")
     (repo / ".claude" / "settings.local.json").write_text("{}\n")
-    tmp = Path(os.environ["TMPDIR"])
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "into-src").symlink_to(repo / "src")
     (tmp / "into-hooks").symlink_to(home / ".claude" / "hooks")
     (tmp / "d").mkdir()
-    monkeypatch.setenv("HOME", str(home))
+    return {"{repo}": str(repo), "{home}": str(home), "{tmp}": str(tmp)}
+
+
+@pytest.fixture
+def attack_env(outside_tmp, monkeypatch):
+    env = build_attack_env(outside_tmp, Path(os.environ["TMPDIR"]))
+    monkeypatch.setenv("HOME", env["{home}"])
     for name in UNKNOWN_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    return {"{repo}": str(repo), "{home}": str(home), "{tmp}": str(tmp)}
+    return env
+
+
+@pytest.fixture(scope="session")
+def archive_attack_judgements(tmp_path_factory):
+    """Against the archive: every listed attack judged by the archive's gate in one process
+    (tests/testing/archive_batch.py) in one environment built as `attack_env` builds it."""
+    import shutil
+    import tempfile
+
+    from testing import archive_batch
+
+    outside = Path(tempfile.mkdtemp(prefix="maestro-test-", dir=os.environ.get("MAESTRO_TEST_OUTSIDE_BASE",
+                                                                              "/var/tmp"))).resolve()
+    try:
+        env = build_attack_env(outside, tmp_path_factory.mktemp("attack-tmp"))
+        commands = [command for _name, command in BYPASSES] + list(BLOCKED)
+        cleared = {name: os.environ.pop(name) for name in UNKNOWN_VARIABLES if name in os.environ}
+        try:
+            results = archive_batch.judge_all(
+                "gate", [bash_payload(fill(command, env), cwd=env["{repo}"]) for command in commands],
+                env={"HOME": env["{home}"], "TMPDIR": env["{tmp}"]}, cwd=env["{tmp}"])
+        finally:
+            os.environ.update(cleared)
+        return dict(zip(commands, results))
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+def judged(request, command):
+    """The gate's answer to a listed attack: its own process per attack on the source target, the
+    archive's batch on the pyz target."""
+    if TARGET == "pyz":
+        return request.getfixturevalue("archive_attack_judgements")[command]
+    env = request.getfixturevalue("attack_env")
+    return request.getfixturevalue("maestro")("gate", stdin=bash_payload(fill(command, env), cwd=env["{repo}"]))
 
 
 def fill(command, env):
@@ -389,16 +430,14 @@ def _id(text):
 
 
 @pytest.mark.parametrize(("name", "command"), BYPASSES, ids=[name for name, _ in BYPASSES])
-def test_attack_that_really_writes_source_is_blocked(maestro, attack_env, name, command):
-    command = fill(command, attack_env)
-    result = maestro("gate", stdin=bash_payload(command, cwd=attack_env["{repo}"]))
+def test_attack_that_really_writes_source_is_blocked(request, name, command):
+    result = judged(request, command)
     assert is_policy_block(result), f"bypass {name}: {command!r} → {describe(result)}"
 
 
 @pytest.mark.parametrize("command", BLOCKED, ids=[_id(c) for c in BLOCKED])
-def test_known_attack_stays_blocked(maestro, attack_env, command):
-    command = fill(command, attack_env)
-    result = maestro("gate", stdin=bash_payload(command, cwd=attack_env["{repo}"]))
+def test_known_attack_stays_blocked(request, command):
+    result = judged(request, command)
     assert is_policy_block(result), f"regression: {command!r} → {describe(result)}"
 
 

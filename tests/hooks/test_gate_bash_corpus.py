@@ -9,13 +9,14 @@ root, so `~/src/x.py` is source and `~/Desktop/x.py` is scratch.
 import os
 import re
 
-from testing import grants
 import pytest
 
+from testing import grants
 from testing.bash_corpus import (
     ALLOW, BLOCK, CHANNELS, CORPUS, GROUPS, REAL_FS_CORPUS, SID, UNKNOWN_VARIABLES, bash_payload, describe,
     is_allowed, is_policy_block, make_real_repo,
 )
+from testing.paths import TARGET
 
 SUBAGENT_NOTE = 'A subagent never inherits "edit it yourself"; only the main session can hold that grant.\n'
 
@@ -51,10 +52,47 @@ def _id(entry_id, command):
 # ---------------------------------------------------------------------------------------- the corpus
 
 
+def _judged_by_the_archive(tmp_path_factory, payloads, grant=False):
+    """Against the archive: the payloads judged by the archive's gate in one process
+    (tests/testing/archive_batch.py), under one HOME of the kind `corpus_home` makes (with the main
+    session's grant when `grant`)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from testing import archive_batch
+
+    outside = tempfile.mkdtemp(prefix="maestro-test-", dir=os.environ.get("MAESTRO_TEST_OUTSIDE_BASE", "/var/tmp"))
+    try:
+        home = Path(outside) / "home"
+        home.mkdir()
+        if grant:
+            make_flag(home)
+        scratch = tmp_path_factory.mktemp("corpus-tmp")
+        cleared = {name: os.environ.pop(name) for name in UNKNOWN_VARIABLES if name in os.environ}
+        try:
+            return archive_batch.judge_all("gate", payloads, env={"HOME": str(home), "TMPDIR": str(scratch)},
+                                           cwd=str(scratch))
+        finally:
+            os.environ.update(cleared)
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def archive_judgements(tmp_path_factory):
+    results = _judged_by_the_archive(tmp_path_factory, [bash_payload(entry[1], cwd=entry[4]) for entry in CORPUS])
+    return dict(zip((entry[0] for entry in CORPUS), results))
+
+
 @pytest.mark.parametrize(("entry_id", "command", "expect", "must", "cwd"), CORPUS,
                          ids=[_id(entry[0], entry[1]) for entry in CORPUS])
-def test_corpus_command_is_judged_by_the_policy(maestro, corpus_home, entry_id, command, expect, must, cwd):
-    check(maestro("gate", stdin=bash_payload(command, cwd=cwd)), command, expect, must)
+def test_corpus_command_is_judged_by_the_policy(request, corpus_home, entry_id, command, expect, must, cwd):
+    if TARGET == "pyz":
+        result = request.getfixturevalue("archive_judgements")[entry_id]
+    else:
+        result = request.getfixturevalue("maestro")("gate", stdin=bash_payload(command, cwd=cwd))
+    check(result, command, expect, must)
 
 
 @pytest.fixture
@@ -86,20 +124,29 @@ def test_real_files_command_is_judged_by_the_policy(maestro, real_repo, command,
 # ------------------------------------------------------------------------------------------- grants
 
 BLOCKED = [entry for entry in CORPUS if entry[2] == BLOCK]
-PYZ_GRANT_STRIDE = 3  # the archive runs every third blocked entry: two processes per entry
 
 
-@pytest.mark.parametrize(("index", "entry_id", "command", "expect", "must", "cwd"),
-                         [(index, *entry) for index, entry in enumerate(BLOCKED)],
+@pytest.fixture(scope="session")
+def archive_grant_judgements(tmp_path_factory):
+    payloads = []
+    for _id_, command, _expect, _must, cwd in BLOCKED:
+        payloads += [bash_payload(command, cwd=cwd), bash_payload(command, cwd=cwd, agent_id="agent-7")]
+    results = _judged_by_the_archive(tmp_path_factory, payloads, grant=True)
+    return {entry[0]: (results[2 * i], results[2 * i + 1]) for i, entry in enumerate(BLOCKED)}
+
+
+@pytest.mark.parametrize(("entry_id", "command", "expect", "must", "cwd"), BLOCKED,
                          ids=[_id(entry[0], entry[1]) for entry in BLOCKED])
-def test_grant_opens_a_blocked_command_for_the_main_session_only(maestro, corpus_home, index, entry_id, command,
-                                                                  expect, must, cwd):
-    if maestro.target == "pyz" and index % PYZ_GRANT_STRIDE:
-        pytest.skip("pyz target: a third of the blocked entries (each case is two processes)")
-    make_flag(corpus_home)
-    main = maestro("gate", stdin=bash_payload(command, cwd=cwd))
+def test_grant_opens_a_blocked_command_for_the_main_session_only(request, corpus_home, entry_id, command, expect,
+                                                                  must, cwd):
+    if TARGET == "pyz":
+        main, sub = request.getfixturevalue("archive_grant_judgements")[entry_id]
+    else:
+        maestro = request.getfixturevalue("maestro")
+        make_flag(corpus_home)
+        main = maestro("gate", stdin=bash_payload(command, cwd=cwd))
+        sub = maestro("gate", stdin=bash_payload(command, cwd=cwd, agent_id="agent-7"))
     assert is_allowed(main), f"granted main session still blocked: {command!r} → {describe(main)}"
-    sub = maestro("gate", stdin=bash_payload(command, cwd=cwd, agent_id="agent-7"))
     assert is_policy_block(sub, must), f"subagent inherited the grant: {command!r} → {describe(sub)}"
     assert SUBAGENT_NOTE in sub.err, describe(sub)
 

@@ -28,7 +28,7 @@ def command(*args):
     note_launch()
     if TARGET == "pyz":
         return [sys.executable, "-I", "-S", str(PYZ), *args]
-    return [sys.executable, "-m", "maestro", *args]
+    return [sys.executable, "-S", "-m", "maestro", *args]  # no `site`, as the archive runs (PYTHONPATH: process_env)
 
 
 def process_env(extra=None):

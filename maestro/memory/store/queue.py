@@ -26,7 +26,6 @@ JSON object is backed up and the write refused (the drift guard's rule).
 
 import json
 import os
-import secrets
 from dataclasses import dataclass
 
 from maestro.util.atomic import write_atomic
@@ -37,6 +36,7 @@ from maestro.memory.store.errors import StoreError
 from maestro.memory.store.tracks import Store, clean_text, shown
 from maestro.memory.store.txn import backup, check_write_block, make_private_dirs
 from maestro.memory.store.txn import read_bytes as _read
+from maestro.util.tokens import token_hex
 
 QUEUE_FILE = "SUGGESTIONS.jsonl"
 SEQ_FILE = "queue.json"
@@ -212,9 +212,9 @@ class Queue:
             raise StoreError(f"the {track} track has no archive; reject the suggestion instead", "usage")
         entries = tx.read(target.archive)
         ids = {grammar.entry_id(e) for e in entries} - {None}
-        new_id = secrets.token_hex(4)
+        new_id = token_hex(4)
         while new_id in ids:
-            new_id = secrets.token_hex(4)
+            new_id = token_hex(4)
         stored = compose.compose(track, clean_text(item["content"]), self.store.clock(), new_id,
                                  tuple(item.get("branches") or ()))
         if compose.dedupe_key(stored) not in {compose.dedupe_key(e) for e in entries}:

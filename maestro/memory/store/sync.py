@@ -32,7 +32,6 @@ machine takes it as a one-sided change — one round, no new conflict:
 """
 
 import os
-import secrets
 
 from maestro.memory.store import compose
 from maestro.memory.store import entry as grammar
@@ -46,6 +45,7 @@ from maestro.memory.store.sync_merge import (  # noqa: F401 - UNKNOWN, todo_id: 
 from maestro.memory.store.sync_state import (
     is_legacy, load_state, migrate, peek, project_state, save_state, url_digest)
 from maestro.memory.store.txn import check_write_block
+from maestro.util.tokens import token_hex
 
 FILES = ("KEY.md", "MEMORY.md", "KEY-archive.md", TODO_FILE)
 RESOLUTIONS = ("local", "remote", "both")
@@ -180,9 +180,9 @@ def _agree(store, h: str, pushed: dict) -> None:
 
 def _fresh_id(name: str, entries) -> str:
     taken = set(keyed(entries, id_reader(name)))
-    new_id = secrets.token_hex(4)
+    new_id = token_hex(4)
     while new_id in taken:
-        new_id = secrets.token_hex(4)
+        new_id = token_hex(4)
     return new_id
 
 

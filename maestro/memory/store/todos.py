@@ -27,13 +27,13 @@ most 8. `--all` lists every todo of every status.
 import glob
 import os
 import re
-import secrets
 from dataclasses import dataclass
 
 from maestro.memory.store import layout
 from maestro.memory.store.errors import StoreError
 from maestro.memory.store.tracks import Store, clean_text
 from maestro.memory.store.txn import read_entries
+from maestro.util.tokens import token_hex
 
 LISTS = ("life", "work", "project", "daily")
 STATUSES = ("open", "doing", "done", "dropped")
@@ -250,9 +250,9 @@ class Todos:
                 if todo.status in ACTIVE and " ".join(todo.text.split()) == " ".join(body.split()):
                     return Todo(**{**todo.__dict__, "list": list_name, "file": path}), True
             ids = {t.id for t in self.all(cwd)}
-            new_id = secrets.token_hex(4)
+            new_id = token_hex(4)
             while new_id in ids:
-                new_id = secrets.token_hex(4)
+                new_id = token_hex(4)
             todo = Todo(new_id, body, f"{now:%Y-%m-%d %H:%M}", "open", q, due, cat, None, list_name, path)
             if not entries:
                 entries = [HEADER]

@@ -15,7 +15,6 @@ fixes it. Later parts of the store (maintenance, repair, sync, queue) write thro
 
 import datetime
 import os
-import secrets
 from dataclasses import dataclass, field
 
 from maestro.memory.store import compose
@@ -24,6 +23,7 @@ from maestro.memory.store import entry as grammar
 from maestro.memory.store.errors import StoreError
 from maestro.memory.store.sanitize import filter_text, sanitize
 from maestro.memory.store.txn import Transaction, check_write_block, read_entries
+from maestro.util.tokens import token_hex
 
 
 @dataclass(frozen=True)
@@ -212,9 +212,9 @@ class Store:
             return AddResult(target.track, target.path, duplicate=True, reason="idle")
         entries = tx.read(target.path)
         ids = {grammar.entry_id(e) for e in entries} - {None}
-        new_id = secrets.token_hex(4)
+        new_id = token_hex(4)
         while new_id in ids:
-            new_id = secrets.token_hex(4)
+            new_id = token_hex(4)
         stored = compose.compose(target.track, item.text, item.now, new_id, item.branches, item.summary)
         key = same_entry_key(stored)
         if any(same_entry_key(e) == key for e in entries):
