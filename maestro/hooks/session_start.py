@@ -23,7 +23,6 @@ import sys
 
 from maestro.errors import Exit
 from maestro.util.session import is_valid_session_id
-from maestro.util.text import utf16_len
 
 NOT_PINNED = "(Codex default — not pinned)"
 CONTEXT_CAP = 10_000  # Claude Code's cap for a hook's context string (UTF-16 code units, as JavaScript counts)
@@ -130,6 +129,8 @@ def memory_context(payload: dict, pin_text: str) -> str:
     root = paths.memory_dir()
     if not os.path.isdir(root):
         return ""
+    from maestro.util.text import utf16_len  # only once there is a store: no store, no import
+
     budget = CONTEXT_CAP - utf16_len(pin_text) - MEMORY_MARGIN
     if budget < MEMORY_MIN_CHARS:
         return ""
