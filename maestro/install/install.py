@@ -49,16 +49,8 @@ def _plan_migration(owned: dict):
     entries whose file is already gone — dropped from the manifest)."""
     remove, keep, gone = [], [], []
     for key in manifest.original_maestro_keys(owned):
-        path = manifest.key_path(key)
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            gone.append(key)
-            continue
-        if stat.S_ISREG(st.st_mode) and manifest.sha256(_read_file(path)) == owned["files"][key]:
-            remove.append(key)
-        else:
-            keep.append(key)
+        ours = publish.holds_recorded(manifest.key_path(key), owned["files"][key])
+        (gone if ours is None else remove if ours else keep).append(key)
     return remove, keep, gone
 
 

@@ -39,6 +39,16 @@ def read_file(path: str):
         return None
 
 
+def holds_recorded(path: str, recorded: str):
+    """Whether `path` is still a regular file holding the bytes whose sha256 the manifest recorded:
+    None when nothing is there any more, False when it was changed or replaced (the user's now)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return stat.S_ISREG(st.st_mode) and manifest.sha256(read_file(path)) == recorded
+
+
 def is_symlink(path: str) -> bool:
     try:
         return stat.S_ISLNK(os.lstat(path).st_mode)

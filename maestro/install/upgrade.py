@@ -111,15 +111,11 @@ def stale_new_copies(fates, recorded: dict):
     for key in sorted(recorded):
         if not key.endswith(NEW_SUFFIX) or key in kept or not manifest.is_managed_key(key):
             continue
-        path = manifest.key_path(key)
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            forget.append(key)
-            continue
-        if not stat.S_ISREG(st.st_mode) or manifest.sha256(publish.read_file(path)) != recorded[key]:
+        ours = publish.holds_recorded(manifest.key_path(key), recorded[key])
+        if ours is False:
             continue  # changed or replaced since install wrote it: the user's now
-        remove.append(key)
+        if ours:
+            remove.append(key)
         forget.append(key)
     return remove, forget
 
