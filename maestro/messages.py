@@ -25,4 +25,5 @@ PIN_SCOUT = f"{MAESTRO} model-select --scout <model> <effort>"
 MEMORY_MCP = f"claude mcp add --scope user maestro-memory -- \"$(command -v {MAESTRO})\" memory mcp"
 # In Claude Code: the marketplace first, then the plugin (the plugin command alone finds nothing).
 CODEX_PLUGIN = "/plugin marketplace add openai/codex-plugin-cc, then /plugin install codex@openai-codex"
+RALPH_LOOP_PLUGIN = "/plugin install ralph-loop@claude-plugins-official"  # in Claude Code: --with-workflow's /ralph-loop
 MEMORY_REPAIR = f"{MAESTRO} memory repair --confirm"  # rewrites a drifted or non-UTF-8 memory file (backup kept)

@@ -11,6 +11,14 @@ def home() -> str:
     return os.path.expanduser("~")
 
 
+def home_relative(path: str) -> str:
+    """`~/…` for a path under HOME, for a person to read (never expanded again), else the path."""
+    home_dir = home().rstrip("/")
+    if home_dir and (path == home_dir or path.startswith(home_dir + "/")):
+        return "~" + path[len(home_dir):]
+    return path
+
+
 def grant_home():
     """HOME when it may hold direct-edit grants, else None (then there are no grants at all).
 

@@ -174,7 +174,7 @@ def _validate(plan: _Plan) -> None:
         warn("Continuing: the hooks work now, the loop will once the plugin is there.")
     if (plan.with_workflow or plan.kept_workflow) and not plugins.has_ralph_loop():
         warn("the ralph-loop plugin was not found; the workflow rule's outer loop (/ralph-loop, /cancel-ralph) "
-             f"needs it. Install it in Claude Code:  {plugins.RALPH_LOOP_INSTALL}")
+             f"needs it. Install it in Claude Code:  {messages.RALPH_LOOP_PLUGIN}")
         warn("Continuing: until then, drive each plan by hand with `maestro loop`.")
 
 
@@ -291,9 +291,8 @@ def _publish_codex_config(tx: Transaction, plan: _Plan) -> None:
         tx.write(config_path, plan.config_bytes, stat.S_IMODE(os.stat(config_path).st_mode))
         log(plan.config_message + " (prevents hung jobs; MCP servers unaffected)")
     elif plan.config_raw is None:
-        home = paths.home().rstrip("/")  # the real file (CODEX_HOME may move it), `~/…` when under HOME
-        shown = "~" + config_path[len(home):] if home and config_path.startswith(home + "/") else config_path
-        warn(f'{shown} not found; after `codex login`, add:  web_search = "disabled"')
+        # the real file (CODEX_HOME may move it), `~/…` when under HOME
+        warn(f'{paths.home_relative(config_path)} not found; after `codex login`, add:  web_search = "disabled"')
     else:
         log(plan.config_message)
 

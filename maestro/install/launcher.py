@@ -58,12 +58,6 @@ def is_launcher_script(data: bytes) -> bool:
     return rest.startswith(b"exec ") and rest.endswith(b' "$@"\n') and rest.count(b"\n") == 1
 
 
-def home_relative(path: str) -> str:
-    """`~/…` for a path under HOME (what a user reads), else the path."""
-    home = paths.home()
-    return "~" + path[len(home):] if path == home or path.startswith(home + os.sep) else path
-
-
 def interpreter_of(data: bytes) -> str:
     """The interpreter a launcher script execs ('' when the bytes are not one)."""
     if not is_launcher_script(data):
@@ -164,8 +158,7 @@ def plan(bin_dir, enabled: bool, python: str, pyz: str) -> Step:
                             "(remove it, or choose another place with --bin-dir DIR)")
             return step
         current = _read_small(step.path) if stat.S_ISREG(st.st_mode) else None
-        ours = current is not None and (current == step.data or (
-            same_place and manifest.sha256(current) == previous.get("sha256") and is_launcher_script(current)))
+        ours = current is not None and (current == step.data or (same_place and _is_recorded(current, previous)))
         if not ours:
             step.refusal = (f"skipped the `maestro` launcher: {step.path} exists and maestro did not write it; "
                             "left it alone (remove it, or choose another place with --bin-dir DIR)")
@@ -192,13 +185,14 @@ def _read_small(path: str):
         return None
 
 
+def _is_recorded(data, record) -> bool:
+    """`data` are the bytes the record names, and they are a launcher script: ours to replace or remove."""
+    return data is not None and manifest.sha256(data) == record.get("sha256") and is_launcher_script(data)
+
+
 def _owned(record) -> bool:
     """The recorded launcher is there with its recorded bytes, and they are a launcher script."""
-    try:
-        current = atomic.read_regular(record["path"], RECORD_LIMIT)
-    except (atomic.NotRegular, OSError):
-        return False
-    return current is not None and manifest.sha256(current) == record["sha256"] and is_launcher_script(current)
+    return _is_recorded(_read_small(record["path"]), record)
 
 
 def publish(tx, step: Step, log, warn) -> None:
@@ -209,21 +203,21 @@ def publish(tx, step: Step, log, warn) -> None:
     sweep_interrupted(step.path)
     if not step.enabled:
         if step.previous:
-            log(f"kept the `maestro` launcher of an earlier install at {home_relative(step.previous['path'])} "
+            log(f"kept the `maestro` launcher of an earlier install at {paths.home_relative(step.previous['path'])} "
                 "(--no-launcher; uninstall removes it)")
         return
     if step.move_from:
         tx.remove(step.move_from)
-        log(f"removed the launcher an earlier install wrote at {home_relative(step.move_from)}")
+        log(f"removed the launcher an earlier install wrote at {paths.home_relative(step.move_from)}")
     elif step.kept_old:
         warn(f"kept {step.kept_old}: it changed after an earlier install wrote it there (remove it by hand)")
     if step.unchanged:
-        log(f"the `maestro` launcher {home_relative(step.path)} was already up to date")
+        log(f"the `maestro` launcher {paths.home_relative(step.path)} was already up to date")
     else:
         tx.write(step.path, step.data, MODE)
         atomic.ensure_private_dir(paths.maestro_dir())
         tx.write(record_path(), step.record, 0o600)
-        log(f"installed the `maestro` launcher: {home_relative(step.path)}")
+        log(f"installed the `maestro` launcher: {paths.home_relative(step.path)}")
     for line in path_advice(os.path.dirname(step.path)):
         log(line)
 
@@ -242,7 +236,7 @@ def profile_file() -> str:
 
 def path_line(directory: str) -> str:
     """The line that puts `directory` first on PATH, spelled with $HOME when it lies under HOME."""
-    shown = home_relative(directory)
+    shown = paths.home_relative(directory)
     spelled = '"$HOME' + shown[1:] + ':$PATH"' if shown.startswith("~") else shlex.quote(directory) + ':"$PATH"'
     return f"export PATH={spelled}"
 
@@ -251,14 +245,14 @@ def path_advice(directory: str):
     """Install's lines about whether `maestro` will be found."""
     launcher = os.path.join(directory, NAME)
     if not on_path(directory):
-        return [f"{home_relative(directory)} is not on PATH: add this line to {profile_file()} and open a new shell "
+        return [f"{paths.home_relative(directory)} is not on PATH: add this line to {profile_file()} and open a new shell "
                 f"(then restart Claude Code):  {path_line(directory)}",
                 f"until then run maestro as {launcher} <verb>"]
     found = shutil.which(NAME)
     if found and os.path.realpath(found) != os.path.realpath(launcher):
-        return [f"another `maestro` comes first on PATH: {found}; put {home_relative(directory)} before it, "
+        return [f"another `maestro` comes first on PATH: {found}; put {paths.home_relative(directory)} before it, "
                 f"or run {launcher} <verb>"]
-    return [f"{home_relative(directory)} is on PATH: run `maestro <verb>` (`maestro doctor` checks the install)"]
+    return [f"{paths.home_relative(directory)} is on PATH: run `maestro <verb>` (`maestro doctor` checks the install)"]
 
 
 def sweep_interrupted(path) -> None:
@@ -283,7 +277,7 @@ def remove(log) -> list:
     atomic.sweep_stale_temps(path)
     if _owned(record):
         os.unlink(path)
-        log(f"removed the `maestro` launcher {home_relative(path)}")
+        log(f"removed the `maestro` launcher {paths.home_relative(path)}")
         for directory in record.get("created_dirs", []):
             if isinstance(directory, str) and path.startswith(directory.rstrip(os.sep) + os.sep):
                 try:
@@ -291,7 +285,7 @@ def remove(log) -> list:
                 except OSError:
                     break
     elif os.path.lexists(path):
-        log(f"kept {home_relative(path)} — it changed after install wrote it")
+        log(f"kept {paths.home_relative(path)} — it changed after install wrote it")
         leftovers.append((f"the edited launcher {path}", f"rm {shlex.quote(path)}"))
     os.unlink(record_path())
     return leftovers

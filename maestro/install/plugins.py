@@ -15,7 +15,6 @@ from maestro import paths
 from maestro.util import atomic
 
 RALPH_LOOP_NAMES = ("ralph-loop", "ralph-wiggum")  # its name, and the one it had until January 2026
-RALPH_LOOP_INSTALL = "/plugin install ralph-loop@claude-plugins-official"
 RECORD_LIMIT = 4 * 1024 * 1024
 
 

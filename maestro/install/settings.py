@@ -164,12 +164,6 @@ def dumps(value) -> bytes:
     return (text + "\n").encode("utf-8", "backslashreplace")
 
 
-def _home_relative(path: str) -> str:
-    """`~/…` for display when under HOME (the text is only read, never expanded)."""
-    home = paths.home().rstrip("/")
-    return "~" + path[len(home):] if home and path.startswith(home + "/") else path
-
-
 # `python3 x.pyz` starts through runpy, which imports importlib.util, contextlib and collections
 # (~8 ms, a third of the gate's budget); `-c` importing the archive's root module `maestro_hook`
 # (build.py) runs the same code from the same archive without it. `-I` keeps the hook's cwd off
@@ -182,12 +176,12 @@ def run_argv(python: str, pyz: str, verb: str):
 
 
 def broken_gate_message(pyz: str) -> str:
-    return f"maestro gate cannot run, call blocked: run python3 {_home_relative(pyz)} doctor"
+    return f"maestro gate cannot run, call blocked: run python3 {paths.home_relative(pyz)} doctor"
 
 
 def broken_session_message(pyz: str) -> str:
     return (f"maestro is broken: its hooks cannot run, so the gate blocks every edit, Bash and MCP call. "
-            f"Ask the user to run python3 {_home_relative(pyz)} doctor (or re-install maestro).")
+            f"Ask the user to run python3 {paths.home_relative(pyz)} doctor (or re-install maestro).")
 
 
 def _fallback(pyz: str, verb: str) -> str:

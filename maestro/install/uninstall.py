@@ -191,7 +191,7 @@ def run(purge: bool = False) -> int:
     if problems:
         warn("--purge could not remove everything: " + "; ".join(problems))
         return Exit.ERROR
-    log(f"done. {launcher.home_relative(paths.codex_dir())} was left as it is: it holds your Codex config.")
+    log(f"done. {paths.home_relative(paths.codex_dir())} was left as it is: it holds your Codex config.")
     return Exit.OK
 
 
@@ -231,7 +231,7 @@ REPOSITORY_FILES = ".git/maestro-*"  # provenance log, digest cache, write lease
 
 
 def _shown(path: str) -> str:
-    return launcher.home_relative(path)
+    return paths.home_relative(path)
 
 
 def _rm(path: str, recursive: bool = False) -> str:
