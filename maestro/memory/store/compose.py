@@ -132,3 +132,9 @@ def dedupe_key(entry: str) -> str:
     text = _ANY_SUMMARY.sub("", entry)
     leading = _LEADING_ID.match(text)
     return grammar.trim(text[leading.end():] if leading else text)
+
+
+def same_entry_key(entry: str) -> str:
+    """What makes two entries the same for add and replace as for repair: `dedupe_key` with every
+    run of whitespace one space (not `dedupe_key` itself: sync hashes that into entry keys)."""
+    return grammar.squeeze(dedupe_key(entry))

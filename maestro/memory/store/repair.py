@@ -97,10 +97,6 @@ def _relocate(entry: str):
     return moved if grammar.is_storable(moved) else entry
 
 
-def dedupe_key(entry: str) -> str:
-    return grammar.squeeze(compose.dedupe_key(entry))
-
-
 def plan_repair(text: str) -> RepairPlan:
     """Pure and idempotent: plan_repair(serialize(plan_repair(t).entries)).changed is False."""
     pieces = grammar.parse_entries(text)
@@ -109,7 +105,7 @@ def plan_repair(text: str) -> RepairPlan:
     relocated = sum(1 for a, b in zip(split_entries, relocated_entries) if a != b)
     seen, kept = set(), []
     for entry in relocated_entries:
-        key = dedupe_key(entry)
+        key = compose.same_entry_key(entry)
         if key in seen:
             continue
         seen.add(key)

@@ -93,17 +93,11 @@ def clean_text(text, what: str = "content") -> str:
         if grammar.DELIMITER in clean or clean.endswith("\n§"):
             raise StoreError(f"{what} contains a line holding only § (the entry delimiter)", "invalid")
         raise StoreError(f"{what} is not valid UTF-8 text", "invalid")
-    cut = grammar.entry_break(grammar.trim(clean)) if what == "content" else None
+    cut = grammar.entry_break(grammar.trim(clean)) if what in ("content", "todo") else None  # an entry's body
     if cut:
         raise StoreError(f"{what} line {cut[0]} {cut[1]}, so it would read back as two entries; put it on the "
                          "line before or add it as an entry of its own", "invalid")
     return grammar.trim(clean)
-
-
-def same_entry_key(entry: str) -> str:
-    """What makes two entries the same, for add and replace as for repair: the entry without its
-    `[id:]` and `[summary:…]` tags, every run of whitespace one space."""
-    return grammar.squeeze(compose.dedupe_key(entry))
 
 
 def _with_repair_hint(exc: StoreError) -> StoreError:
@@ -216,8 +210,8 @@ class Store:
         while new_id in ids:
             new_id = token_hex(4)
         stored = compose.compose(target.track, item.text, item.now, new_id, item.branches, item.summary)
-        key = same_entry_key(stored)
-        if any(same_entry_key(e) == key for e in entries):
+        key = compose.same_entry_key(stored)
+        if any(compose.same_entry_key(e) == key for e in entries):
             return AddResult(target.track, target.path, duplicate=True, reason="exists")
         stored_id = grammar.entry_id(stored)
         if stored_id in ids:
@@ -261,7 +255,7 @@ class Store:
             if new == old:
                 return Change("unchanged", target.track, target.path, old, old)
             others = entries[:index] + entries[index + 1:]
-            if any(same_entry_key(e) == same_entry_key(new) for e in others):
+            if any(compose.same_entry_key(e) == compose.same_entry_key(new) for e in others):
                 raise StoreError("the replacement would duplicate another entry; nothing was changed", "conflict")
             new_id = grammar.entry_id(new)
             if new_id and new_id in {grammar.entry_id(e) for e in others}:

@@ -34,6 +34,13 @@ def test_add_refuses_text_repair_would_cut_in_two(maestro, mem_root, text, line,
     assert not (mem_root / "MEMORY.md").exists()
 
 
+def test_todo_add_refuses_text_repair_would_cut_in_two(maestro, mem_root):
+    result = maestro("memory", "todo", "add", "call bob\n[2024-05-01] notes from the meeting", "--list", "work")
+    assert result.rc == 3, result
+    assert "line 2 " in result.err and "two entries" in result.err
+    assert not (mem_root / "TODOS-work.md").exists()
+
+
 @pytest.mark.parametrize("text", [
     "[2024-01-02] a first line may open with its own date",
     "a date in the middle [2024-01-02] of a line is fine\nand so is a § inside a line",
