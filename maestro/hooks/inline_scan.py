@@ -132,8 +132,9 @@ class Source:
         lang = self.lang
         if lang == "node":
             if quote_char == "`" and "${" in body:
-                self.broken = self.broken or unterminated_interpolation(body, "${")
-                self.inner.extend(interpolations(body, "${"))
+                found, still_open = interpolations(body, "${")
+                self.broken = self.broken or still_open
+                self.inner.extend(found)
                 return self.literal(None, raw)
             return self.literal(unescape(body, True), raw)
         if quote_char == "'":
@@ -144,8 +145,9 @@ class Source:
         """The value of an interpolating (double-quoted) body, or None when it interpolates."""
         if self.lang == "ruby":
             if "#{" in body or "#@" in body or "#$" in body:
-                self.broken = self.broken or unterminated_interpolation(body, "#{")
-                self.inner.extend(interpolations(body, "#{"))
+                found, still_open = interpolations(body, "#{")
+                self.broken = self.broken or still_open
+                self.inner.extend(found)
                 return None
         else:
             for index, c in enumerate(body):
@@ -290,29 +292,17 @@ def unescape(body, full):
 
 
 def interpolations(body, opener):
-    """The code inside each `${…}` / `#{…}` of a string body (braces nested)."""
-    found, start = [], body.find(opener)
+    """(the code inside each `${…}` / `#{…}` of a string body, braces nested; whether the last one is
+    still open where the string's quote closed it). An open one matters: the language lets the code
+    inside an interpolation hold quotes (`"#{puts "#{…}"}"`), which this scanner reads as the end of
+    the string, so what follows is not what the interpreter sees."""
+    found, start, still_open = [], body.find(opener), False
     while start >= 0:
         depth, j = 1, start + 2
         while j < len(body) and depth:
             depth += {"{": 1, "}": -1}.get(body[j], 0)
             j += 1
         found.append(body[start + 2:j - 1])
+        still_open = bool(depth)  # only the last can be: an open one runs to the end of the body
         start = body.find(opener, j)
-    return found
-
-
-def unterminated_interpolation(body, opener) -> bool:
-    """An interpolation still open where the string's quote closed it: the language lets the code
-    inside an interpolation hold quotes (`"#{puts "#{…}"}"`), which this scanner reads as the end of
-    the string, so what follows is not what the interpreter sees."""
-    start = body.find(opener)
-    while start >= 0:
-        depth, j = 1, start + 2
-        while j < len(body) and depth:
-            depth += {"{": 1, "}": -1}.get(body[j], 0)
-            j += 1
-        if depth:
-            return True
-        start = body.find(opener, j)
-    return False
+    return found, still_open
