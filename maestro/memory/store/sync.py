@@ -32,6 +32,7 @@ machine takes it as a one-sided change — one round, no new conflict:
 """
 
 import os
+import re
 
 from maestro.memory.store import compose
 from maestro.memory.store import entry as grammar
@@ -43,7 +44,7 @@ from maestro.memory.store.sync_git import SyncError, branch_name, redact  # noqa
 from maestro.memory.store.sync_merge import (  # noqa: F401 - UNKNOWN, todo_id: the tests' names
     TODO_FILE, UNKNOWN, id_reader, keyed, merge, todo_id, version, versions)
 from maestro.memory.store.sync_state import (
-    is_legacy, load_state, migrate, peek, project_state, save_state, url_digest)
+    is_legacy, load_state, migrate, peek, project_state, save_state, unmet, url_digest)
 from maestro.memory.store.txn import check_write_block
 from maestro.util.tokens import token_hex
 
@@ -74,7 +75,7 @@ def _fetch(git, ident, h: str, lay) -> tuple:
     branch of an older maestro (`maestro-memory/<local hash>`) is read once: by a checkout not migrated
     yet, when the project's branch does not exist (the push then starts the new branch from it)."""
     saved = peek(lay, h)
-    legacy = ident.key != h and saved is not None and is_legacy(saved)
+    legacy = ident.key != h and saved is not None and unmet(saved)
     if legacy:
         present = sync_git.listed_branches(git, ident.key, h)
         source = ident.key if ident.key in present else h if h in present else None
@@ -95,11 +96,11 @@ def _merge(store, git, ident, h: str, pdir: str, url: str, fetched) -> tuple:
     with store.transaction() as tx:
         state = load_state(lay)
         ps = project_state(state, h)
-        migrated = is_legacy(ps)
-        if migrated:
+        migrated = unmet(ps)
+        if is_legacy(ps):
             migrate(ps, sync_git.work_tree_files(git, h, FILES), id_reader)
-            ps.update(identity=ident.text, remote=url_digest(url))
-        if ps.get("identity") != ident.text or ps.get("remote") != url_digest(url) or (tip is None and not from_old):
+        moved = not migrated and (ps.get("identity") != ident.text or ps.get("remote") != url_digest(url))
+        if moved or (tip is None and not from_old):
             ps["base"] = {}  # another project, another remote, or a branch that is gone: nothing is agreed
         ps.update(identity=ident.text, remote=url_digest(url))
         merges, conflicts = {}, []
@@ -190,13 +191,7 @@ def _with_new_id(name: str, entry: str, old: str, new: str) -> str:
     if name != TODO_FILE:
         return grammar.with_parts(entry, id=grammar.token("id", new))
     first, sep, rest = entry.partition("\n")
-    head = first.replace(f"[id: {old}]", f"[id: {new}]", 1) if f"[id: {old}]" in first else None
-    if head is None:  # a hand-written header spelled the id another way: rebuild it through the todo grammar
-        from maestro.memory.store import todos
-
-        todo = todos.parse(entry)
-        return todos.Todo(**{**todo.__dict__, "id": new}).entry()
-    return head + sep + rest
+    return re.sub(r"\[id:[ \t]*" + re.escape(old) + r"\]", f"[id: {new}]", first, count=1, flags=re.I) + sep + rest
 
 
 def _settle(name: str, entries: list, conflict: dict, how: str, base: dict) -> list:

@@ -82,7 +82,12 @@ def _well_formed(entry) -> bool:
 
 def is_legacy(ps: dict) -> bool:
     """A project synced by the first format (ids only), not migrated yet."""
-    return "base" not in ps
+    return "base" not in ps and "lastSync" in ps
+
+
+def unmet(ps: dict) -> bool:
+    """A first-format project whose state may be migrated (by --resolve) but that has not synced since."""
+    return "identity" not in ps and "lastSync" in ps
 
 
 def migrate(ps: dict, old_files: dict, id_reader) -> None:

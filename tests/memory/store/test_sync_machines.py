@@ -336,3 +336,27 @@ def test_a_malformed_sync_state_is_reported_not_a_crash(world, project):
         with pytest.raises(StoreError) as caught:
             call()
         assert caught.value.reason == "malformed" and "sync state" in caught.value.message
+
+
+OTHER_D = "[id:0000000d] [2024-05-01 10:03] [summary:d] decision d"
+
+
+def test_a_resolve_before_the_first_sync_after_an_upgrade_keeps_the_old_branch_and_the_migrated_base(world):
+    one = world["one"]
+    recorded = {"file": "KEY.md", "id": "0000000c", "kind": "modifiedBoth", "local": C_MINE, "remote": C}
+    h, work = legacy_store(world, one, [A, C_MINE], synced=[A, C], conflicts=[recorded])
+    git(work, "checkout", "-q", "-b", "other")  # the other machine's old sync pushed d to the old branch
+    with open(f"{work}/projects/{h}/KEY.md", "a") as handle:
+        handle.write("§\n" + OTHER_D + "\n")
+    git(work, "-c", "user.name=m", "-c", "user.email=m@x", "commit", "-qam", "the other machine")
+    git(work, "push", "-q", "origin", f"HEAD:refs/heads/maestro-memory/{h}")
+    git(work, "checkout", "-q", f"maestro-memory/{h}")
+    one.resolve("local")
+    assert one.sync()["migrated"] is True
+    assert "decision d" in bodies(one)
+
+
+def test_the_first_sync_of_a_new_project_is_not_a_migration(world):
+    one = world["one"]
+    one.add("fine")
+    assert one.sync()["migrated"] is False
