@@ -140,14 +140,14 @@ class Runner:
         return Result(rc, out.getvalue(), err.getvalue())
 
 
-HOOK_VERBS = ("gate", "inject", "session-start", "stop")
-
-
 def archive_entry(verb: str) -> list:
-    """How the archive is started for `verb`, as it is in real use: a hook as settings.json runs it (the
-    `maestro_hook` entry, no runpy), every other verb as a user does (`python3 maestro.pyz`, the launcher)."""
-    if verb in HOOK_VERBS:
-        return [sys.executable, "-I", "-S", "-c", "import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook", str(PYZ)]
+    """How the archive is started for `verb`, as it is in real use: a hook with the argv install writes
+    into settings.json (the `maestro_hook` entry, no runpy), every other verb as a user does
+    (`python3 maestro.pyz`, the launcher). The caller appends the verb and its arguments."""
+    from maestro.install import settings
+
+    if verb in settings.OUR_VERBS:
+        return settings.run_argv(sys.executable, str(PYZ), verb)[:-1]
     return [sys.executable, "-I", "-S", str(PYZ)]
 
 
