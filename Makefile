@@ -48,7 +48,11 @@ test-stress: $(VENV)/.installed
 bench: build
 	$(PY) bench/hooks.py --pyz $(PYZ)
 	$(PY) bench/digest.py --pyz $(PYZ)
+	$(PY) bench/checkpoint.py
 	$(PY) bench/session_start.py --pyz $(PYZ)
+	$(PY) bench/memory_scale.py --pyz $(PYZ)
+	$(PY) bench/coding_memory.py
+	$(PY) bench/locomo.py --pyz $(PYZ)
 
 # Planted-bug score of the safety-critical code (bench/mutants.py): one mutant at a time on a
 # private copy of the tree, its covering tests on the source target. Slow (tens of minutes); not part of `test`.

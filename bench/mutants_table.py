@@ -50,7 +50,7 @@ MUTANTS = [
            "return \"terminal\" if status.state in TERMINAL else \"running\"",
            "return \"terminal\" if status.state in TERMINAL_OK else \"running\"", COMPANION,
            "a failed/cancelled job would pin the job lock forever (reported running)"),
-    mutant("digest-racily-clean-without-ctime", "maestro/provenance/digest.py",
+    mutant("digest-racily-clean-without-ctime", "maestro/provenance/digest_scan.py",
            "cacheable = key is not None and st.st_mtime_ns < fresh and st.st_ctime_ns < fresh",
            "cacheable = key is not None and st.st_mtime_ns < fresh", PROVENANCE,
            "a file rewritten within the timestamp tick (mtime restored) keeps a stale cached blob id"),
@@ -308,9 +308,9 @@ MUTANTS = [
            COMPANION, "a failed launch must not look launched"),
 
     # ---- provenance ----------------------------------------------------------------------------
-    mutant("digest-cache-key-unchecked", "maestro/provenance/digest.py",
-           "                if record is not None and record.startswith(key):\n                    chunks.append",
-           "                if record is not None:\n                    chunks.append", PROVENANCE,
+    mutant("digest-cache-key-unchecked", "maestro/provenance/digest_scan.py",
+           "            if data.startswith(key, keys_at + slot * ksize):\n",
+           "            if True:\n", PROVENANCE,
            "a changed file would reuse its old cached id (the digest misses the change)"),
     mutant("provenance-log-follows-symlink", "maestro/provenance/log.py",
            "    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, \"O_NOFOLLOW\", 0) | O_EXTRA",

@@ -8,6 +8,7 @@ script written against the Bash adapters reads maestro's exit codes the same way
 class Exit:
     OK = 0
     ERROR = 1  # installer/doctor: something failed, nothing half-done
+    NOT_FOUND = 1  # memory search: nothing matched (grep's 1)
     HOOK_BLOCK = 2  # Claude Code hook protocol: block the tool call / reject the prompt
     USAGE = 3  # bad arguments, or the work could not start
     FAILED = 4  # failed or interrupted

@@ -6,13 +6,12 @@ on the progress channel) and the documented fallback.
 """
 
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 
-
-@dataclass(frozen=True)
-class Knob:
-    value: float
-    warning: str = ""  # non-empty when the environment held an invalid value
+# value, and a warning: non-empty when the environment held an invalid value. A namedtuple, not a
+# dataclass: the inject hook imports this module (the memory index's knob), and `import dataclasses`
+# costs it ~10 ms.
+Knob = namedtuple("Knob", "value warning", defaults=("",))
 
 
 def _number(text: str):
@@ -126,3 +125,20 @@ def discussion_retries() -> Knob:
 
 def discussion_retry_sleep() -> Knob:
     return count("MAESTRO_RETRY_SLEEP", 5)
+
+
+def recall_budget() -> Knob:
+    """How long the inject hook's recall may search (maestro/hooks/recall.py) before the prompt goes on
+    without its "Relevant memory" block."""
+    return seconds("MAESTRO_RECALL_BUDGET_SEC", 0.25, prefix="MAESTRO_RECALL")
+
+
+def memory_index_enabled() -> bool:
+    """MAESTRO_MEMORY_INDEX=off (also 0/false/no) keeps memory search off its SQLite index
+    (maestro/memory/store/index.py): every search parses the track files instead. Same results."""
+    return os.environ.get("MAESTRO_MEMORY_INDEX", "").strip().lower() not in ("off", "0", "false", "no")
+
+
+def queued_stall() -> Knob:
+    """How long a companion job may stay `queued` before its wait ends as a stall (issue 12 §1.3)."""
+    return seconds("MAESTRO_QUEUED_STALL_SEC", 120)

@@ -1,8 +1,10 @@
 """Transport to the Codex companion (spec §3): every call bounded, every answer parsed strictly.
 
 Calls are `node <companion> <args>` (or `<python> <fake>.py` under MAESTRO_COMPANION) from the
-caller's cwd, each in its own process group with a deadline (MAESTRO_COMPANION_TIMEOUT_SEC,
-status calls also clipped to the job's remaining budget). A timed-out call answers rc 125.
+workspace root (always: the companion derives its workspace, state directory and broker from it),
+with CLAUDE_PLUGIN_DATA = maestro's own data directory (codex/plugin_data.py), each in its own
+process group with a deadline (MAESTRO_COMPANION_TIMEOUT_SEC, status calls also clipped to
+the job's remaining budget). A timed-out call answers rc 125.
 The prompt never travels as a lone argument (the companion re-splits a single argument
 shell-style): it follows `--` among several arguments, or goes through `--prompt-file` when it
 is too large for one argv element (or blank): a private 0600 file in ~/.maestro/prompts, never a
@@ -12,11 +14,11 @@ shared temp directory, removed after the call.
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 
-from maestro import paths
+from maestro.codex.poll_watch import PollWatch, file_size, new_preview_lines  # noqa: F401 (re-exported)
+from maestro.codex.prompt_file import remove_quietly, write_prompt_file  # noqa: F401 (re-exported)
 from maestro.errors import MaestroError
 from maestro.util import process
 from maestro.util.text import bounded
@@ -40,6 +42,9 @@ class JobStatus:
     log_file: str = ""
     preview: list = field(default_factory=list)
     request: dict = field(default_factory=dict)
+    pid: int = None  # the worker's pid while the job is active (the companion clears it at the end)
+    error: str = ""  # errorMessage of a failed job
+    from_file: bool = False  # read from the job's own file, not from the companion's table
 
 
 def parse_status(text: str):
@@ -51,7 +56,11 @@ def parse_status(text: str):
         data = json.loads(text)
     except ValueError:
         return None
-    job = data.get("job") if isinstance(data, dict) else None
+    return job_status_of(data.get("job") if isinstance(data, dict) else None)
+
+
+def job_status_of(job):
+    """One job record (the table's or its own `jobs/<id>.json`) → JobStatus, or None when malformed."""
     if not isinstance(job, dict) or not isinstance(job.get("status"), str):
         return None
     state = job["status"].lower()
@@ -67,6 +76,8 @@ def parse_status(text: str):
         log_file=job.get("logFile") if isinstance(job.get("logFile"), str) else "",
         preview=preview,
         request=request,
+        pid=job["pid"] if isinstance(job.get("pid"), int) and not isinstance(job.get("pid"), bool) else None,
+        error=job.get("errorMessage") if isinstance(job.get("errorMessage"), str) else "",
     )
 
 
@@ -90,38 +101,10 @@ def parse_writers(text: str):
     return writers
 
 
-def write_prompt_file(data: bytes) -> str:
-    """A new file holding `data` in the private prompts directory (`paths.private_prompts_dir`):
-    created exclusively (O_EXCL, no symlink followed) under a random name, mode 0600, so nothing
-    planted there is written through or reused. The caller removes it after the call."""
-    fd, path = tempfile.mkstemp(prefix="maestro-prompt.", suffix=".md", dir=paths.private_prompts_dir())
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-    except BaseException:
-        _remove(path)
-        raise
-    return path
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def new_preview_lines(previous: list, current: list) -> list:
-    """Lines of `current` not already shown: drop the longest prefix that continues `previous`."""
-    for overlap in range(min(len(previous), len(current)), 0, -1):
-        if previous[-overlap:] == current[:overlap]:
-            return current[overlap:]
-    return current
-
-
 class Transport:
     def __init__(self, argv_prefix: list, *, cwd: str, emit, call_timeout: float = 120.0, tick=None,
-                 should_stop=None, clock=time.monotonic, sleep=time.sleep, pause=None, env=None):
+                 should_stop=None, clock=time.monotonic, sleep=time.sleep, pause=None, env=None, journal=None,
+                 job_record=None, user_data=""):
         self.prefix = list(argv_prefix)
         self.cwd = cwd
         self.emit = emit
@@ -132,7 +115,13 @@ class Transport:
         self.sleep = sleep
         self.pause = pause or sleep  # a sleep that a signal may cut short
         self.env = env
+        self.journal = journal  # the job ledger's reporter (locks/job_ledger.JobJournal), or None
+        self.job_record = job_record  # job -> its own `jobs/<id>.json` record, read directly (or None)
+        self.user_data = user_data  # the user's own CLAUDE_PLUGIN_DATA ('' if none): its table is asked for writers too
         self.log_files = {}  # job -> the log path its last good status named (cancel notes print it)
+        self.last_status = {}  # job -> its last JobStatus (a failed job's errorMessage is read from it)
+        self.not_in_table = set()  # jobs whose last status call failed or answered nothing (the table lost them?)
+        self.read_only_flag = False  # pass --read-only on read tasks (codex/read_only decides from --help)
 
     def call(self, args, timeout: float = None, env=None, interruptible: bool = None) -> process.Completed:
         limit = self.call_timeout if timeout is None else max(1.0, min(timeout, self.call_timeout))
@@ -152,15 +141,15 @@ class Transport:
     # -- probes and launch -------------------------------------------------------------------
     def write_probe(self) -> str:
         """'' when write dispatch may proceed; else why not (spec §3: flag drift)."""
+        from maestro.codex.read_only import task_line
+
         result = self.call(["--help"])
-        for line in (result.text + "\n" + result.err_text).splitlines():
-            if re.search(r"\btask\b", line):
-                if "--write" in line:
-                    return ""
-                return (f"companion describes its task subcommand without --write — the plugin may have renamed "
-                        f"the flag. Refusing to dispatch a write job blind; update maestro or pin the previous "
-                        f"plugin version. ({line.strip()})")
-        return ""
+        line = task_line(result.text + "\n" + result.err_text)
+        if not line or "--write" in line:
+            return ""
+        return (f"companion describes its task subcommand without --write — the plugin may have renamed "
+                f"the flag. Refusing to dispatch a write job blind; update maestro or pin the previous "
+                f"plugin version. ({line})")
 
     def launch(self, prompt: str, *, write: bool, model: str, effort: str):
         """(rc, job id or '', output). rc 0 launched, 3 could not start (a prompt file that could
@@ -168,6 +157,8 @@ class Transport:
         args = ["task", "--background"]
         if write:
             args.append("--write")
+        elif self.read_only_flag:
+            args.append("--read-only")
         args += ["--model", model]
         if effort:
             args += ["--effort", effort]
@@ -185,32 +176,72 @@ class Transport:
             result = self.call(args)
         finally:
             if prompt_file:
-                _remove(prompt_file)  # also after a failed or timed-out call
+                remove_quietly(prompt_file)  # also after a failed or timed-out call
         output = (result.text + result.err_text).strip()
         if result.rc != 0:
             return 3, "", f"could not start Codex job (exit {result.rc}). Output: {output[-2000:]}"
         match = JOB_ID.search(result.text) or JOB_ID.search(result.err_text)
+        if match and self.journal is not None:
+            self.journal.launched(match.group(0), write=write)
         return 0, (match.group(0) if match else ""), output
 
     def status(self, job: str, timeout: float = None):
         result = self.call(["status", job, "--json"], timeout=timeout)
+        self.not_in_table.discard(job)
         if result.rc != 0 or not result.text.strip():
+            # Whatever its wording ("No job found", a cwd mix-up, a reworded release), the table did not
+            # give this job: its own file may still say more.
+            self.not_in_table.add(job)
             return None
-        status = parse_status(result.text)
-        if status is not None and status.log_file:
-            self.log_files[job] = status.log_file
+        return self._remember(job, parse_status(result.text))
+
+    def _remember(self, job: str, status):  # what the last good status said about `job`
+        if status is not None:
+            self.last_status[job] = status
+            if status.log_file:
+                self.log_files[job] = status.log_file
         return status
+
+    def own_file_status(self, job: str):
+        """The job's status from its own `jobs/<id>.json` (the table lost it, or never had it), or None."""
+        status = job_status_of(self.job_record(job)) if self.job_record is not None else None
+        if status is not None:
+            status.from_file = True
+        return self._remember(job, status)
+
+    def note_end(self, job: str, state: str, **fields) -> None:
+        """Tell the job ledger how the job ended for maestro."""
+        if self.journal is not None and job:
+            self.journal.ended(job, state, **({"log_file": self.log_files[job]} if job in self.log_files else {}),
+                               **fields)
+
+    def shutdown_broker(self) -> bool:
+        """Stop maestro's companion broker for this workspace (codex/plugin_data.py). A transport without an
+        environment of its own runs in the user's CLAUDE_PLUGIN_DATA: that broker is the user's, never stopped."""
+        from maestro.codex import plugin_data
+
+        if self.env is None:
+            return True
+        return plugin_data.shutdown_broker(self.prefix, root=self.cwd, env=self.env, emit=self.emit)
 
     def log_file(self, job: str) -> str:
         """The job's log path as its companion last reported it, or 'unknown'."""
         return self.log_files.get(job) or "unknown"
 
     def global_writers(self, interruptible: bool = True):
-        env = dict(self.env if self.env is not None else os.environ, CODEX_COMPANION_SESSION_ID="")
-        result = self.call(["status", "--all", "--json"], env=env, interruptible=interruptible)
-        if result.rc != 0:
-            return None
-        return parse_writers(result.text)
+        """Running jobs in maestro's table and in the user's own (CLAUDE_PLUGIN_DATA exported by the user's
+        session: a /codex:rescue --write job there writes into this worktree too); None when one is unreadable."""
+        base = self.env if self.env is not None else os.environ
+        tables = [base] + ([dict(base, CLAUDE_PLUGIN_DATA=self.user_data)] if self.user_data else [])
+        found = {}
+        for env in tables:
+            result = self.call(["status", "--all", "--json"], env=dict(env, CODEX_COMPANION_SESSION_ID=""),
+                               interruptible=interruptible)
+            writers = parse_writers(result.text) if result.rc == 0 else None
+            if writers is None:
+                return None
+            found.update(writers)
+        return found
 
     def job_status(self, job: str):
         """'running' | 'terminal' | None, for lock reclamation."""
@@ -229,6 +260,9 @@ class Transport:
             self.sleep(retry_sleep)
             answer = self.call(["result", job])
         if answer.rc != 0 or not answer.text.strip():
+            stored = self._stored_result(job) if self._lost_from_table(job) else ""
+            if stored:
+                return 0, stored, ""
             evidence = (
                 f"MAESTRO_COMPANION_RESULT_TRANSPORT: job={job} rc={answer.rc}; final transport tails follow "
                 f"(8192 bytes per stream)\n--- result transport stdout ---\n"
@@ -238,11 +272,28 @@ class Transport:
             return 4, "", evidence
         return 0, answer.text, ""
 
+    def _lost_from_table(self, job: str) -> bool:
+        """The companion's table no longer answers for `job`: its last status call (or one asked now) failed or
+        came back empty, whatever the wording. A result call failing for a job the table still lists is a result
+        transport failure (rc 4 with evidence), not a reason to trust the job file over the table."""
+        if job in self.not_in_table:
+            return True
+        return self.status(job, timeout=10.0) is None and job in self.not_in_table
+
+    def _stored_result(self, job: str) -> str:
+        """A finished job's final message from its own file, when the companion's table lost the job."""
+        from maestro.codex.plugin_data import stored_result
+        raw = stored_result(self.job_record(job) if self.job_record is not None else None)
+        if raw:
+            self.emit(f"MAESTRO_POLL: job={job} is missing from the companion's table; its result was read from its "
+                      "own job file")
+        return raw
+
     # -- polling -----------------------------------------------------------------------------
     def wait(self, job: str, *, max_total: float, max_idle: float, poll: float, turn_started: float):
         """Poll until the job ends. Returns ('completed'|'failed'|'cancelled', state) or
         ('cancel', reason) when the caller must cancel: deadline, idle, status-lost, signal."""
-        watch = _Watch(midpoint=max(max_total / 2, 1))
+        watch = PollWatch(midpoint=max(max_total / 2, 1))
         first = True
         while True:
             now = self.clock()
@@ -255,6 +306,12 @@ class Transport:
                 return "cancel", "signal"
             total = self.clock() - turn_started
             status = self.status(job, timeout=max(1.0, max_total - total))
+            if status is None and job in self.not_in_table:
+                status = self.own_file_status(job)
+                if status is not None and not watch.from_file:
+                    watch.from_file = True
+                    self.emit(f"MAESTRO_POLL: job={job} is missing from the companion's job table; following its own "
+                              "job file instead of declaring it lost")
             total = self.clock() - turn_started
             if status is None:
                 end = self._status_lost(watch, job, total, max_total)
@@ -294,7 +351,7 @@ class Transport:
         if watch.last_activity is None:
             watch.last_activity = self.clock()  # idle time counts from the first good status
         watch.log_file = watch.log_file or status.log_file
-        size = _size(watch.log_file)
+        size = file_size(watch.log_file)
         emitted = self._show_progress(watch, job, status, size)
         if status.state in TERMINAL_OK:
             return "completed", status.state
@@ -306,6 +363,11 @@ class Transport:
             self.emit(f"MAESTRO_BUDGET: job={job} crossed the normal budget and remains active; continuing to the "
                       f"{max_total:g}s hard ceiling. Activity is not proof of completion.")
             watch.warned = True
+        if self.journal is not None:
+            problem = self.journal.observe(job, status.state, status.pid, status.log_file, phase=status.phase,
+                                           progressed=0 <= watch.last_size < size)
+            if problem:
+                return "cancel", problem
         if size > watch.last_size or emitted:  # log growth (or visible progress) is the only liveness sign
             watch.last_activity = self.clock()
             watch.last_size = max(watch.last_size, size)
@@ -335,28 +397,3 @@ class Transport:
             watch.keepalive_size = size
             watch.quiet = 0.0
         return emitted
-
-
-@dataclass
-class _Watch:
-    """What one `Transport.wait` remembers between polls."""
-
-    midpoint: float  # past it, the budget warning is shown once
-    log_file: str = ""
-    last_size: int = -1
-    last_activity: float = None  # when the job last showed a sign of life (None before the first good status)
-    losses: int = 0  # status answers lost in a row
-    last_phase: str = None
-    last_preview: list = field(default_factory=list)
-    quiet: float = 0.0  # seconds polled without showing anything
-    keepalive_size: int = 0
-    warned: bool = False
-
-
-def _size(path: str) -> int:
-    if not path:
-        return 0
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0

@@ -6,6 +6,7 @@ Python 10 ms of every call —; anything else under `node`); otherwise the newes
 `~/.claude/plugins/cache/openai-codex/codex/<ver>/scripts/codex-companion.mjs`.
 Version order: strip a leading `v`, split the prerelease at the first `-`, compare dot parts
 numerically (missing = 0); a non-numeric part compares as text; a release beats its prerelease.
+`doctor` warns when the plugin's version (its plugin.json) is outside TESTED_RANGE.
 """
 
 import os
@@ -57,6 +58,30 @@ def compare_versions(a: str, b: str) -> int:
     if pre_a != pre_b:
         return -1 if pre_a < pre_b else 1
     return 0
+
+
+TESTED_RANGE = ("1.0.5", "1.0.6")  # the companion versions maestro's behaviour was tested against
+
+
+def plugin_version(companion: Companion) -> str:
+    """The plugin's own version: `<plugin root>/.claude-plugin/plugin.json` (the companion reads it for its
+    client version), else the plugin cache directory's name, else '' (unknown: an override elsewhere)."""
+    import json
+
+    manifest = os.path.join(os.path.dirname(os.path.dirname(companion.path)), ".claude-plugin", "plugin.json")
+    try:
+        with open(manifest, "rb") as handle:
+            version = json.loads(handle.read(65536).decode("utf-8")).get("version")
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+        version = None
+    if isinstance(version, str) and version.strip() and version.isprintable():
+        return version.strip()[:64]
+    return companion.version if companion.source == "plugin cache" else ""
+
+
+def outside_tested_range(version: str) -> bool:
+    low, high = TESTED_RANGE
+    return bool(version) and (compare_versions(version, low) < 0 or compare_versions(version, high) > 0)
 
 
 def plugin_cache_dir() -> str:

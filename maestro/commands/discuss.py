@@ -12,7 +12,8 @@ reply (interrupted, crashed, failed) is rolled back by the next `--turn`. `--lis
 workspace's discussions (`--all`: every workspace's), `--show` prints one transcript.
 Exit: 0 CONTINUE / CONVERGED / ESCALATE (the reply's last marker line) · 5 ESCALATE (turn cap,
 MAESTRO_MAX_ROUNDS=6) · 3 FAILED to start · 4 FAILED (reply lost after MAESTRO_DISCUSSION_RETRIES
-retries) or INTERRUPTED · 11 BLOCKED (companion job lock busy) · 124 HUNG (job stalled;
+retries) or INTERRUPTED · 11 BLOCKED (companion job lock busy, or its
+read tasks would not be read-only) · 124 HUNG (job stalled;
 cancelled). Last line: `MAESTRO_FINAL: DISCUSSION <STATE> rc=<n>`.
 """
 
@@ -263,6 +264,8 @@ class Turn:
             sys.stderr.flush()
             if outcome.rc in (Exit.OK, Exit.BLOCKED) and outcome.result.strip():
                 return None, outcome  # a reply in hand is kept, even when a signal arrived just after it
+            if outcome.refused:  # the task would not be read-only (workflow/read_turn): nothing was launched
+                return _fail(f"DISCUSSION_BLOCKED: {outcome.refused}. {saved}", "BLOCKED", Exit.BLOCKED), None
             if outcome.interrupted or self.ctx.signals.stop_requested():
                 job = (f"job {outcome.job}" + (" cancelled" if outcome.cancel_reason else "")) if outcome.job else \
                     "no job was started"

@@ -1,7 +1,8 @@
 """`doctor [--json]`: is this machine ready to run maestro, and does the gate really hold? One line per check.
 
 Each check answers ok / warn / fail; every failure carries the command or step that fixes it.
-The checks: Python, git, node, the Codex companion, ~/.claude writable, settings.json and the
+The checks: Python, git, node, the Codex companion (a warning when its plugin version is outside the
+tested range 1.0.5–1.0.6), ~/.claude writable, settings.json and the
 registered hooks (interpreter, event, matcher, timeout, sync), the gate run on a synthetic source
 Edit and a synthetic `sed -i` (both must be blocked), disableAllHooks, the installed archive
 against the install manifest, the private ~/.maestro and grant directories, and the `maestro`
@@ -71,23 +72,58 @@ def check_companion() -> Check:
     problem = write_probe(companion.argv())
     if problem:
         return Check("companion", "fail", f"{detail}; write probe: {problem}", "update the Codex plugin")
-    return Check("companion", "ok", detail + "; write probe ok")
+    from maestro.codex.discovery import TESTED_RANGE, outside_tested_range, plugin_version
+
+    version, tested = plugin_version(companion), "–".join(TESTED_RANGE)
+    if outside_tested_range(version):
+        return Check("companion", "warn", f"{detail}; write probe ok; plugin version {version} found, outside the "
+                     f"tested range {tested}", f"install a Codex plugin version in {tested}, or watch its first loop")
+    return Check("companion", "ok", f"{detail}; write probe ok; plugin version {version or 'unknown'} "
+                 f"(tested: {tested})")
 
 
-def check_private_dir() -> Check:
-    directory = paths.maestro_dir()
+def private_dir_check(name: str, directory: str, absent: str) -> Check:
+    """The one private-directory check (what util/atomic.ensure_private_dir makes or refuses): a directory, not a
+    symlink, of this user, mode 0700. `absent` is the detail when it does not exist yet."""
     try:
         st = os.lstat(directory)
     except FileNotFoundError:
-        return Check("~/.maestro", "ok", "absent (created on first use)")
+        return Check(name, "ok", absent)
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        return Check("~/.maestro", "fail", f"{directory} is not a directory", f"move it away: mv {directory} {directory}.old")
-    if stat.S_IMODE(st.st_mode) & 0o077 or st.st_uid != os.getuid():
-        return Check(
-            "~/.maestro", "fail", f"{directory} is mode {stat.S_IMODE(st.st_mode):04o}, uid {st.st_uid}",
-            f"chmod 700 {directory}",
-        )
-    return Check("~/.maestro", "ok", f"{directory} (0700)")
+        return Check(name, "fail", f"{directory} is not a directory", f"move it away: mv {directory} {directory}.old")
+    if st.st_uid != os.getuid():
+        return Check(name, "fail", f"{directory} is owned by uid {st.st_uid}, not by you",
+                     f"move it away: mv {directory} {directory}.old")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        return Check(name, "fail", f"{directory} is mode {stat.S_IMODE(st.st_mode):04o}, uid {st.st_uid}",
+                     f"chmod 700 {directory}")
+    return Check(name, "ok", f"{directory} (mode 0700)")
+
+
+def check_private_dir() -> Check:
+    return private_dir_check("~/.maestro", paths.maestro_dir(), "absent (created on first use)")
+
+
+def check_companion_data() -> Check:
+    """maestro's private companion data directory for this workspace (codex/plugin_data.py): where its Codex jobs,
+    their job table, their prompts and output verbatim and its broker record live, out of the user's own
+    `/codex:status` and SessionEnd. Every directory below ~/.maestro on its path gets the one private check."""
+    from maestro.codex import plugin_data
+    from maestro.util import git as gitscope
+
+    base = os.path.join(paths.maestro_dir(), plugin_data.DATA_DIR_NAME)
+    root = gitscope.scope_root()
+    if root is None:
+        check = private_dir_check("companion data", base, f"{base} (created on first use)")
+        if check.status == "ok":
+            check.detail = f"{base}/<workspace> (one private directory per workspace, created 0700 on first use)"
+        return check
+    directory = plugin_data.data_dir(root)
+    for folder in (base, directory):
+        check = private_dir_check("companion data", folder, f"{directory} (created 0700 on the first Codex job here)")
+        if check.status != "ok":
+            return check
+    return check
 
 
 def check_original_install() -> Check:
@@ -113,7 +149,7 @@ def run_checks():
     checks.append(doctor_checks.check_claude_dir())
     checks += list(doctor_checks.check_settings_and_hooks())
     checks += list(doctor_checks.check_manifest_and_archive())
-    checks += [check_private_dir(), doctor_checks.check_grant_dir(), check_original_install()]
+    checks += [check_private_dir(), check_companion_data(), doctor_checks.check_grant_dir(), check_original_install()]
     checks.append(doctor_checks.check_launcher())
     return checks
 

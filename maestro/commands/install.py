@@ -23,6 +23,11 @@ it by hand; the next install replaces or removes it); everything else upgrades a
 at maestro's place that maestro never installed, or a changed archive, is refused (nothing
 changes) unless --force. A symlink there is never replaced, not even with --force.
 
+--statusline also registers `maestro statusline` as Claude Code's statusLine: one line after each
+assistant message with this worktree's write lease, a running Codex job and this session's alerts.
+Only when settings.json has no statusLine of yours (yours is never replaced); a later install keeps
+maestro's current, and uninstall removes exactly it.
+
 --with-workflow also installs rules/workflow.md and the ralph-protocol skill: how to run longer,
 multi-plan tasks as a bounded outer loop over `maestro loop`. That outer loop is the ralph-loop
 Claude Code plugin's /ralph-loop command: install the plugin inside Claude Code with
@@ -36,9 +41,10 @@ import sys
 from maestro.errors import Exit, MaestroError
 from maestro.messages import ARCHIVE_FALLBACK
 
-USAGE = "usage: maestro install [--with-workflow] [--force] [--bin-dir DIR] [--no-launcher]"
+USAGE = "usage: maestro install [--with-workflow] [--statusline] [--force] [--bin-dir DIR] [--no-launcher]"
 OPTIONS_HELP = (
     "--with-workflow also install rules/workflow.md and the ralph-protocol skill (needs the ralph-loop plugin)\n"
+    "--statusline    register `maestro statusline` as Claude Code's statusLine (only when you have none)\n"
     "--force         replace installed files you edited, and files maestro did not install, after backing\n"
     "                each up under ~/.maestro/backups/ (without it they are kept or refused)\n"
 )
@@ -69,17 +75,17 @@ def _launcher_options(argv):
     return rest, bin_dir, with_launcher
 
 
-FLAGS = ("--with-workflow", "--force")
+FLAGS = ("--with-workflow", "--force", "--statusline")
 
 
 def _parse(argv):
-    """(--with-workflow given, --force given); None for --help."""
+    """(--with-workflow given, --force given, --statusline given); None for --help."""
     unknown = [arg for arg in argv if arg not in FLAGS]
     if argv in (["--help"], ["-h"]):
         return None
     if unknown:
         raise MaestroError(f"[maestro] WARN: unknown option: {', '.join(unknown)}\n{USAGE}", Exit.ERROR)
-    return "--with-workflow" in argv, "--force" in argv
+    return "--with-workflow" in argv, "--force" in argv, "--statusline" in argv
 
 
 def main(argv) -> int:
@@ -88,7 +94,8 @@ def main(argv) -> int:
     if parsed is None:
         sys.stdout.write(__doc__.strip() + f"\n\n{USAGE}\n{OPTIONS_HELP}{LAUNCHER_HELP}")
         return Exit.OK
-    with_workflow, force = parsed
+    with_workflow, force, with_statusline = parsed
     from maestro.install.install import run
 
-    return run(with_workflow, bin_dir=bin_dir, with_launcher=with_launcher, force=force)
+    return run(with_workflow, bin_dir=bin_dir, with_launcher=with_launcher, force=force,
+               with_statusline=with_statusline)

@@ -1,6 +1,7 @@
 """`loop`: dispatch a plan to Codex until a local verification command passes.
 
     maestro loop --plan FILE --verify "CMD" [--max-iters 4] [--max-idle 300] [--poll 20]
+                 [--worktree [NAME]] [--worktree-dir DIR]
     maestro loop --clear-lease | --clear-job-lock
 
 Each iteration runs one Write turn under this run's write lease. A DONE claim is checked by
@@ -9,6 +10,10 @@ variables in its environment); a failure, with its output, feeds the next dispat
 0 VERIFIED_DONE · 10 NEEDS_ANSWERS · 11 BLOCKED · 12 STUCK · 3 FAILED (bad args / could not
 start) · 4 INTERRUPTED. Records go to fd 3 (else stdout); the last line is always
 `MAESTRO_FINAL: LOOP <STATE> rc=<n>`.
+
+--worktree [NAME] runs the whole loop in an isolated git worktree on a new branch maestro/<NAME>
+(under .maestro-worktrees/, or --worktree-dir DIR), commits a VERIFIED_DONE result there and
+says how to merge or discard it (docs/worktrees.md); the same NAME again resumes that worktree.
 """
 
 import os
@@ -19,13 +24,14 @@ from maestro.workflow import history as plan_history
 from maestro.workflow.attempts import AttemptsLog
 from maestro.commands.entry import adapter_main, read_plan
 from maestro.errors import Exit, UsageError
+from maestro.locks import run_notes
 from maestro.util import process
 from maestro.util import progress
 from maestro.util.text import tail_lines
 
 STATES = {Exit.OK: "VERIFIED_DONE", Exit.NEEDS_ANSWERS: "NEEDS_ANSWERS", Exit.BLOCKED: "BLOCKED", Exit.STUCK: "STUCK",
           Exit.USAGE: "FAILED", Exit.FAILED: "INTERRUPTED"}
-VALUE_OPTIONS = ("--plan", "--verify", "--max-iters", "--max-idle", "--poll")
+VALUE_OPTIONS = ("--plan", "--verify", "--max-iters", "--max-idle", "--poll", "--worktree-dir")
 
 
 def _positive(name: str, value: str, integer: bool = False) -> float:
@@ -47,6 +53,11 @@ def parse(argv):
         arg = argv[index]
         if arg in ("--clear-lease", "--clear-job-lock"):
             recovery.append(arg)
+        elif arg == "--worktree" or arg.startswith("--worktree="):  # NAME optional: --worktree=NAME or --worktree NAME
+            name = arg.partition("=")[2] if "=" in arg else None
+            if name is None and index + 1 < len(argv) and not argv[index + 1].startswith("-"):
+                name, index = argv[index + 1], index + 1
+            options["--worktree"] = name or ""
         elif arg in VALUE_OPTIONS:
             if index + 1 >= len(argv):
                 raise UsageError(f"{arg} needs a value")
@@ -71,7 +82,17 @@ def parse(argv):
         "max_iters": _positive("--max-iters", options.get("--max-iters", "4"), integer=True),
         "max_idle": _positive("--max-idle", options.get("--max-idle", "300")),
         "poll": _positive("--poll", options.get("--poll", "20")),
+        "worktree": worktree_spec(options),
     }
+
+
+def worktree_spec(options: dict):
+    """The `--worktree [NAME]` / `--worktree-dir DIR` request (None without either), checked before anything runs."""
+    if "--worktree" not in options and "--worktree-dir" not in options:
+        return None
+    from maestro.workflow.worktree_run import spec_from
+
+    return spec_from(options)
 
 
 def verify_env() -> dict:
@@ -89,6 +110,7 @@ class LoopRun:
         self.iteration = 0
         self.result_text = ""
         self.companion_failure = False
+        self.quota = None  # the reset time ('' when unsaid) once Codex reported a usage limit: BLOCKED reason=quota
 
     def read_plan(self) -> str:
         """Re-read at every dispatch (the user may answer questions in it), and re-checked each time."""
@@ -120,6 +142,7 @@ class LoopRun:
             if self.ctx.signals.stop_requested():
                 return Exit.FAILED
             self.emit(f"LOOP: iteration {iteration}/{max_iters} — dispatching to Codex")
+            run_notes.note_run(self.ctx.git_dir, "loop", self.args["plan"], iteration, max_iters, "codex")
             try:
                 plan = self.read_plan()
             except UsageError as exc:  # it became unsafe (or unreadable) during the run: send nothing
@@ -138,6 +161,7 @@ class LoopRun:
                 return Exit.BLOCKED
             if outcome.rc == Exit.BLOCKED:
                 self.companion_failure = "IMPLEMENTER_STATE: COMPANION_FAILURE" in outcome.evidence
+                self.quota = outcome.reset if outcome.reason == "quota" else None
                 return Exit.BLOCKED
             if outcome.rc == Exit.NEEDS_ANSWERS:
                 self._record_stop(iteration, outcome.result)
@@ -151,6 +175,7 @@ class LoopRun:
                 self.recorder.attempt(iteration, "turn-failed", f"Attempt {iteration} — RESULT: FAILED")
                 continue
             self.emit(f"LOOP: RESULT: DONE on iteration {iteration} — verifying locally: {self.args['verify']}")
+            run_notes.note_run(self.ctx.git_dir, "loop", self.args["plan"], iteration, max_iters, "verify")
             state, rc, output = self.verify()
             self.emit(f"LOOP_VERIFY: state={state} rc={rc}")
             self.recorder.verified(state, rc, output)
@@ -195,7 +220,10 @@ class LoopRun:
             0: f"LOOP_STATE: VERIFIED_DONE — Codex claimed DONE and `{self.args['verify']}` passed locally {its}.",
             10: f"LOOP_STATE: NEEDS_ANSWERS — Codex stopped with QUESTIONS {its}; answer them in the plan "
                 f"({self.args['plan']}) and run the loop again.",
-            11: (f"LOOP_STATE: BLOCKED — post-launch companion/process/result failure {its}; it did not consume "
+            11: (f"LOOP_STATE: BLOCKED reason=quota reset=\"{self.quota or 'unknown'}\" — Codex reported a usage, rate "
+                 f"or quota limit {its}; no implementation attempt was counted and no failed outcome recorded. Run the "
+                 "loop again once the limit resets." if self.quota is not None else
+                 f"LOOP_STATE: BLOCKED — post-launch companion/process/result failure {its}; it did not consume "
                  "another implementation attempt. Check `status` before re-running."
                  if self.companion_failure else
                  f"LOOP_STATE: BLOCKED {its} — see the evidence above; never work around credentials or "
@@ -209,6 +237,18 @@ class LoopRun:
 
 def _run(argv) -> int:
     args = parse(argv)
+    if args.get("worktree") is not None:
+        from maestro.workflow.worktree_run import run_isolated
+
+        args["plan"] = os.path.abspath(args["plan"])  # the run happens in the worktree's directory
+        return run_isolated("LOOP", "loop", args["worktree"], read_plan(args["plan"]), args["verify"],
+                            lambda isolated: _run_here(args, isolated), emit=progress.emit, states=STATES)
+    return _run_here(args)
+
+
+def _run_here(args, worktree=None) -> int:
+    """The run in the current directory; `worktree` (a --worktree run, workflow/worktree_run.WorktreeRun)
+    commits a verified result while the lease is held, and says what it kept once it is released."""
     from maestro.workflow.context import WriteContext
 
     ctx = WriteContext("LOOP")
@@ -227,7 +267,7 @@ def _run(argv) -> int:
     from maestro.workflow.run_record import RunRecorder
 
     # read (and checked) before the lease is taken: nothing after acquire() may fail outside the release below
-    recorder = RunRecorder(ctx, "loop", read_plan(args["plan"]), args["plan"], args["verify"])
+    recorder = RunRecorder(ctx, "loop", read_plan(args["plan"]), args["plan"], args["verify"], worktree=worktree)
     acquired = ctx.lease.acquire()
     if acquired != Exit.OK:
         state = {Exit.BLOCKED: "BLOCKED", Exit.FAILED: "INTERRUPTED"}.get(acquired, "FAILED")
@@ -242,13 +282,22 @@ def _run(argv) -> int:
         if rc in (Exit.OK, Exit.NEEDS_ANSWERS, Exit.BLOCKED, Exit.STUCK) and run.result_text:
             sys.stdout.write(run.result_text if run.result_text.endswith("\n") else run.result_text + "\n")
             sys.stdout.flush()
+        ctx.checkpoints.measure()  # files changed per checkpoint, while the lease still holds
+        if worktree is not None:
+            rc = worktree.commit_result(rc, ctx.lease)  # under the lease: nobody else's files get in
+        run_notes.clear_run(ctx.git_dir)  # before the release: the next holder's status is not ours to remove
         released = ctx.lease.release()
         if released != Exit.OK and rc not in (Exit.BLOCKED, Exit.POISONED):
             ctx.emit(f"LOOP_RELEASE: completion downgraded to BLOCKED because the write lease could not be released "
                      f"safely (was {STATES.get(rc, rc)})")
             rc = Exit.BLOCKED
-        run.recorder.finish(STATES[rc], rc, run.iteration, run.result_text)  # before the state line: it stays last
+        if worktree is not None:
+            rc = worktree.end(rc)
+        ctx.checkpoints.finish(STATES[rc])
+        if run.quota is None:  # a usage limit is not an outcome of the plan (issue 12 §1.4)
+            run.recorder.finish(STATES[rc], rc, run.iteration, run.result_text)  # before the state line: it stays last
         ctx.emit(run.describe(rc))
+        run_notes.finish(ctx.git_dir, ctx.session, "loop", args["plan"], STATES[rc], run.iteration)
     return progress.final("LOOP", STATES[rc], rc)
 
 

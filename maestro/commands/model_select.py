@@ -10,7 +10,8 @@ Forms:
 
 Debate effort: none|minimal|low|medium|high|xhigh|max|ultra. Implementation effort: none…xhigh, or
 max/ultra only when equal to the debate effort (the companion cannot pass them per job; the
-top-level config value then governs). Scout effort: none…xhigh. Models: letters, digits, . _ -.
+top-level config value then governs). Scout effort: none…xhigh. Models: letters, digits, . _ -;
+when ~/.codex/models_cache.json exists, a model or effort it does not list is refused (with what it lists).
 An omitted IMPL_EFFORT keeps ~/.codex/maestro-impl-effort (else medium); an omitted IMPL_MODEL keeps
 ~/.codex/maestro-impl-model (else MODEL).
 
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from maestro import paths
 from maestro.util import atomic
 from maestro.commands.support import parser
+from maestro.codex import models_cache
 from maestro.codex.pins import (
     DEBATE_EFFORTS,
     WRAPPER_EFFORTS,
@@ -304,6 +306,9 @@ def select(model: str, debate: str, impl=None, impl_model=None) -> int:
             refuse(_shown(problem))
         if not is_valid_model(impl_model):
             refuse(f"invalid implementation model '{_shown(impl_model)}' (expected letters, digits, . _ -)")
+        problem = models_cache.problem((model, debate), (impl_model, impl))
+        if problem:
+            refuse(f"{problem}; no pin files were changed")
 
         config = snapshot(os.path.realpath(paths.codex_config()))  # a symlinked config stays a symlink
         try:
@@ -332,6 +337,9 @@ def select_scout(model: str, effort: str) -> int:
         refuse(f"invalid scout model '{_shown(model)}' (expected letters, digits, . _ -)")
     if effort not in WRAPPER_EFFORTS:
         refuse(f"invalid scout effort '{_shown(effort)}' (expected: {_WRAPPER_LIST})")
+    problem = models_cache.problem((model, effort))  # one read and parse of the cache (it can be megabytes)
+    if problem:
+        refuse(f"{problem}; no pin files were changed")
     with pin_lock():
         publish([(snapshot(scout_file()), f"model={model}\neffort={effort}\n".encode(), "scout pin")])
     sys.stdout.write(f"SELECT: scout pin updated → model={model} effort={effort} "

@@ -10,7 +10,8 @@ codemap is kept unless --force (checked before the job starts). The job runs rea
 repository's companion job lock with the pin in `~/.codex/maestro-scout` (`model=` and `effort=`
 lines; set it with `model-select --scout <model> <effort>`), never with the debate or
 implementation pin. The reply goes to stdout. Exit: 0 DONE · 11 BLOCKED (no valid scout pin —
-nothing is started — or the job lock is busy) · 3 FAILED to start · 4 FAILED (job failed, hung
+nothing is started —, the job lock is busy, or the companion's read tasks would not be
+read-only) · 3 FAILED to start · 4 FAILED (job failed, hung
 or lost) or INTERRUPTED. Last line: `MAESTRO_FINAL: SCOUT <STATE> rc=<n>`.
 """
 
@@ -133,6 +134,9 @@ def _run(argv) -> int:
         sys.stdout.flush()
     for line in outcome.evidence:
         sys.stderr.write(line.rstrip("\n") + "\n")
+    if outcome.refused:  # the task would not be read-only (workflow/read_turn): nothing was launched
+        sys.stderr.write(f"SCOUT_BLOCKED: {outcome.refused}\n")
+        return progress.final(SCOPE, "BLOCKED", Exit.BLOCKED)
     if outcome.interrupted or (outcome.rc != Exit.OK and ctx.signals.stop_requested()):
         return progress.final(SCOPE, "INTERRUPTED", Exit.FAILED)
     if outcome.rc == Exit.OK:

@@ -3,7 +3,8 @@
 Reports the lease (holder job, session, pid, age, heartbeat fresh/stale, poisoned and why), the
 companion job lock, the last provenance record, and — when one is needed — the exact recovery
 command. Reads only local files: it never waits on the companion. Exit 0 when nothing needs
-recovery, 11 when something does, 3 outside git.
+recovery, 11 when something does, 3 outside git. `--watch [SECONDS]` follows the lease until it
+is free (or needs recovery), then prints this report.
 """
 
 import os
@@ -113,6 +114,10 @@ def render(report: dict) -> str:
         lines.append(f"job lock: {locked['state'].upper()} class={locked['job_class']} job={locked['job']} "
                      f"session={locked['session']} pid={locked['pid']}")
     lines.append(f"last provenance record: {report['provenance'] or '(none)'}")
+    if "companion" in report:  # maestro's own companion data dir, broker and job ledger (issue 12 §1)
+        from maestro.commands.status_companion import render_lines
+
+        lines += render_lines(report["companion"])
     for part in (held, locked):
         if "recovery" in part:
             lines.append(f"recover with: {part['recovery']}")
@@ -122,14 +127,23 @@ def render(report: dict) -> str:
 def main(argv) -> int:
     p = parser("status", __doc__)
     p.add_argument("--json", action="store_true", help="one JSON object instead of lines")
+    p.add_argument("--watch", nargs="?", const="2", metavar="SECONDS",
+                   help="redraw every SECONDS (default 2) until the lease is free, then print the final state")
     args = p.parse_args(argv)
     root = gitscope.scope_root()
     if root is None:
         raise MaestroError("maestro status: not inside a git repository", Exit.USAGE)
     git_dir = gitscope.git_dir(root)
+    if args.watch is not None:
+        from maestro.commands import status_watch
+
+        return status_watch.watch(args.watch, git_dir, lease_report, lambda: main([]), json_output=args.json)
     now = time.time()
     report = {"root": root, "git_dir": git_dir, "lease": lease_report(git_dir, now),
               "job_lock": joblock_report(git_dir), "provenance": last_provenance(git_dir)}
+    from maestro.commands.status_companion import report as companion_report
+
+    report["companion"] = companion_report(root, git_dir)
     needs = any("recovery" in report[key] for key in ("lease", "job_lock"))
     report["needs_recovery"] = needs
     if args.json:

@@ -12,8 +12,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.verb_name()}: {message} (see --help)")
 
     def verb_name(self) -> str:
-        """`maestro memory <sub …>` in full for memory subcommands, else `maestro <last word of prog>`."""
-        if self.prog.startswith("maestro memory "):
+        """`maestro memory <sub …>` / `maestro worktrees remove` in full for a subcommand, else `maestro <last word of prog>`."""
+        if self.prog.startswith(("maestro memory ", "maestro worktrees ")):
             return self.prog
         return f"maestro {self.prog.split()[-1]}"
 

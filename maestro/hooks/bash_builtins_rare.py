@@ -147,6 +147,11 @@ def _source(an, argv, st, stdin):
 
     args = word_values(argv)
     path = args[0] if args else None
+    if path is not None and "/" + path.rpartition("/")[2] in ("/maestro", "/maestro.pyz"):
+        from maestro.hooks.bash_channels_maestro import maestro_writes
+
+        for found in maestro_writes(argv[2:], st.cwd, None):  # `. ~/.local/bin/maestro rollback`: the launcher
+            an.add(found)
     unknown = st.copy()
     unknown.cwd, unknown.poisoned = None, True
     if path is not None and path.startswith(("/dev/", "/proc/")):

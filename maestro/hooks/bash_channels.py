@@ -17,7 +17,8 @@ This module is the dispatch; the option scanner, helpers and program names the p
 share are in bash_channels_common.py; the programs live in bash_channels_wrappers.py (sudo, env,
 timeout, xargs, …), bash_channels_files.py (coreutils-style file tools, find, patch), bash_channels_scripts.py
 (sed, perl, ruby, editors; awk in bash_channels_awk.py), bash_channels_git.py (git),
-bash_channels_archive.py (tar, zip, compressors, curl, wget) and bash_channels_interp.py (shells,
+bash_channels_archive.py (tar, zip, compressors, curl, wget), bash_channels_programs.py (make, gdb,
+tmux, sqlite3, …), bash_channels_maestro.py (maestro's own verbs) and bash_channels_interp.py (shells,
 interpreters, runners), each imported only when one of its programs is seen.
 Hot path: only os at import; no re/shlex/collections.
 """
@@ -92,6 +93,8 @@ def _dispatch(name, argv, cwd, env, home, depth):
         from maestro.hooks import bash_channels_tools as module
     elif module_name == "programs":
         from maestro.hooks import bash_channels_programs as module
+    elif module_name == "maestro":
+        from maestro.hooks import bash_channels_maestro as module
     else:
         from maestro.hooks import bash_channels_interp as module
     return _placed(module.HANDLERS[name](name, argv, cwd, env, home, depth), env, home, depth)

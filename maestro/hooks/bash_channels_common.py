@@ -198,6 +198,7 @@ for _module, _names in (
                 "curl wget"),
     ("tools", "shuf sdiff openssl logsave csplit split ar mktemp gio"),
     ("programs", "make gmake tclsh wish expect gdb tmux screen sqlite3"),
+    ("maestro", "maestro"),
     ("interp", "sh bash zsh dash ksh mksh ash yash posh fish tcsh csh rbash eval python node bun deno php "
                "lua Rscript julia pwsh powershell osascript su runuser watch flock strace ltrace script uv "
                "poetry pipenv pdm rye hatch pixi conda mamba micromamba bundle nix-shell"),
@@ -221,12 +222,15 @@ ALIASES = {"nodejs": "node", "pypy": "python", "gawk": "awk", "mawk": "awk", "na
 def program_name(raw_name):
     """The table's name for argv[0]: its basename; a version suffix dropped for interpreters and
     shells (`python3.12`, `perl5.36`, `node18`, `bash5`), a `g` prefix for GNU tools installed
-    beside BSD ones (`gsed`, `gcp`, `gtimeout`). `script.sh` or `cp2` stay themselves: not ours."""
+    beside BSD ones (`gsed`, `gcp`, `gtimeout`); `maestro.pyz` is maestro. `script.sh` or `cp2`
+    stay themselves: not ours."""
     name = raw_name.rpartition("/")[2]
     if name in WRAPPERS or name in LAZY:
         return name
     if name in ALIASES:
         return ALIASES[name]
+    if name == "maestro.pyz":
+        return "maestro"  # maestro ships as `maestro.pyz`; another zipapp (`app.pyz`) is not maestro
     stripped = name.rstrip("0123456789.").rstrip("-")
     if stripped in VERSIONED:
         return ALIASES.get(stripped, stripped)

@@ -6,7 +6,9 @@ the engine (lang "sh", "python", "node"; perl/ruby live in bash_channels_scripts
   or `-s` → Script("sh", None) (the engine supplies a heredoc/here-string/pipe); `bash script.sh`
   → nothing: a program outside the table. `eval WORDS` → Script("sh", words joined by spaces).
 - `python -c CODE` → Script("python", CODE); `python -`/bare `python` → code None; `-m mod` and
-  `python script.py` → nothing. node/bun `-e/--eval/-p/--print`, `deno eval` → Script("node", …).
+  `python script.py` → nothing, except maestro itself (`python maestro.pyz …`, `python -- maestro.pyz`,
+  `-m maestro[.cli] …`, a script named by an unknown word or `{}`, `sh ~/.local/bin/maestro …`:
+  bash_channels_maestro; other `-m maestro.*` fail closed). node/bun `-e/-p`, `deno eval` → Script("node", …).
 - Languages without an inline analysis (php -r, lua -e, Rscript -e, julia -e, pwsh -c,
   osascript -e): the code cannot be judged, so it fails closed (Target with path None).
 - Runners: `su -c`, `runuser`, `watch`, `flock`, `strace`/`ltrace` (-o FILE), `script` (its log
@@ -76,6 +78,15 @@ def _shell(name, argv, cwd, env, home, depth):
         return [] if word is None else [code_script("sh", name + " -c", word)]
     if stdin_mode or not operands:
         return [Script("sh", None, argv[0].raw)]
+    script = operands[0].value
+    if script is None or script == "{}" or script.rpartition("/")[2] in ("maestro", "maestro.pyz"):
+        from maestro.hooks.bash_channels_maestro import maestro_writes, unknown_script_args
+
+        # `sh ~/.local/bin/maestro rollback`: the launcher; `sh "$(command -v maestro)" …`, `xargs sh`,
+        # find's `{}`: it may be the launcher (_python_script's rule)
+        if script is not None and script != "{}":
+            return maestro_writes(operands[1:], cwd, None)
+        return maestro_writes(unknown_script_args(operands[0], operands[1:]), cwd, None, strict=False)
     return []  # `bash script.sh`: a program outside the table
 
 
@@ -124,12 +135,13 @@ def _python_run(argv, cwd):
         word = args[i]
         value = word.value
         i += 1
-        if value is None:  # `-c"$CODE"`: unknown code; "$SCRIPT": a program file, outside the table
-            return [unresolved_code("python", word)] if opaque_option(word) else []
+        if value is None:  # `-c"$CODE"`: unknown code; "$SCRIPT": a program file, judged as maestro may be
+            return [unresolved_code("python", word)] if opaque_option(word) else _python_script(word, args[i:], cwd)
         if value == "-":
             return [Script("python", None, word.raw)]
-        if value == "--":
-            break
+        if value == "--":  # the next word is the program (`python3 -- - <<X`, `python3 -- maestro.pyz …`)
+            return _python_script(args[i], args[i + 1:], cwd) if i < len(args) else [
+                Script("python", None, argv[0].raw)]
         if value.startswith("--"):
             if value in ("--version", "--help") or value.startswith("--help-"):
                 return []
@@ -137,9 +149,7 @@ def _python_run(argv, cwd):
                 i += 1
             continue
         if not value.startswith("-"):
-            if value.startswith(("/dev/", "/proc/")):
-                return [Script("python", None, word.raw)]  # `python3 /dev/stdin`: the program is stdin
-            return []  # python script.py
+            return _python_script(word, args[i:], cwd)
         for j in range(1, len(value)):
             letter = value[j]
             if letter in "cmWX":
@@ -160,6 +170,27 @@ def _python_run(argv, cwd):
     return [] if i < len(args) else [Script("python", None, argv[0].raw)]
 
 
+def _python_script(word, rest, cwd):
+    """`python3 SCRIPT ARGS`: stdin for `-`, /dev/stdin and /proc paths; maestro itself for its archive
+    or launcher (named maestro/maestro.pyz); a script whose name is unknown (`"$PYZ"`, find's/xargs' `{}`)
+    may be maestro: a writing, hook, setup or unknown first argument fails closed, a literal non-verb
+    (`input.txt`, `-v`) does not. Any other named script (`report.py`, `bundle.pyz`) is outside the table."""
+    value = word.value
+    if value == "-" or (value or "").startswith(("/dev/", "/proc/")):
+        return [Script("python", None, word.raw)]  # `python3 /dev/stdin`: the program is stdin
+    named = value is not None and value != "{}"
+    if named and value.rstrip("/").rpartition("/")[2] not in ("maestro", "maestro.pyz"):
+        return []  # python script.py, tools/bundle.pyz: another program
+    from maestro.hooks.bash_channels_maestro import maestro_writes, unknown_script_args
+
+    if named:
+        return maestro_writes(rest, cwd, None)  # `python3 ~/.local/bin/maestro rollback …`
+
+    # an unknown script: the word may hold the verb too (xargs' stdin arguments, unquoted `$S`)
+    return maestro_writes(unknown_script_args(word, rest), cwd, None, strict=False)
+
+
+
 def _python_module(module, rest, cwd):
     """`python -m MODULE ARGS`: modules that run code given as arguments or read from stdin, and
     stdlib modules writing a file they name (bash_channels_tools.python_module_writes)."""
@@ -170,8 +201,8 @@ def _python_module(module, rest, cwd):
     written = python_module_writes(module, rest, cwd)
     if written:
         return written
-    if module.value in ("timeit", "cProfile", "profile", "trace", "pdb", "doctest"):
-        # timeit's -s SETUP and statements, cProfile/profile/trace -c CODE, pdb -c COMMAND: code text
+    if module.value in ("timeit", "cProfile", "profile", "trace", "pdb", "doctest", "runpy"):
+        # timeit's -s SETUP and statements, cProfile/profile/trace -c CODE, pdb -c COMMAND, runpy's module: code
         code = [w for w in rest if w.value is None or not w.value.startswith("-")]
         if any(w.value is None for w in rest):
             return [unresolved_code("python -m " + module.value, next(w for w in rest if w.value is None))]
@@ -180,6 +211,12 @@ def _python_module(module, rest, cwd):
         if code and module.value != "timeit":
             return [Target("python -m " + module.value, "run", None, code[0].raw)]
         return []
+    if module.value.partition(".")[0] in ("maestro", "maestro_hook"):
+        if module.value not in ("maestro", "maestro.__main__", "maestro.cli", "maestro_hook"):
+            return [Target("python -m", "run", None, module.raw)]  # a verb module run directly: fail closed
+        from maestro.hooks.bash_channels_maestro import maestro_writes
+
+        return maestro_writes(rest, cwd, None)
     if module.value in ("code", "idlelib", "asyncio", "IPython", "ptpython", "bpython") and not rest:
         return [Script("python", None, module.raw)]  # an interactive console reading stdin
     return []

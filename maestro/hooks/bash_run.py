@@ -330,7 +330,9 @@ class Runner:
         try:
             code, child_stdin = script.code, stdin
             if code is None:
-                if stdin is None or stdin[0] == "file":
+                if stdin is None or stdin[0] == "file":  # `sh < ~/.local/bin/maestro`: its verbs, unjudged
+                    if stdin and value_basename(stdin[1] or "") in ("maestro", "maestro.pyz"):
+                        self.add(Target(f"{program or script.lang} reading maestro", "run", None, stdin[1]))
                     return None
                 if stdin[0] == "unknown":
                     self.add(Target(f"{program or script.lang} reading its program from stdin", "run", None,

@@ -60,7 +60,9 @@ def canonical_path(absolute: str) -> str:
     """realpath of the deepest existing ancestor + the missing tail (spec §4).
 
     A symlink anywhere on the existing part is resolved, so a scratch-named link into the
-    repository is classified by where it points; the missing tail cannot contain links.
+    repository is classified by where it points; the missing tail cannot contain links. A path
+    through a file (`src/app.py/x`) raises NotADirectoryError: the Edit gate fails closed on it as a
+    malformed path, the Bash gate (gate._offending) as that one unresolvable target.
     """
     cursor = absolute
     missing = []

@@ -10,7 +10,10 @@
 3. Adds the orchestrator/implementer directive only when the prompt carries a code or design
    signal: firing on every turn would teach the model to tune it out.
 4. Appends the memory write guard's fixed backlog alert while this session's guard state says so
-   (a failure there only drops the alert).
+   (a failure there only drops the alert), and, once, how this session's last loop/watchdog ended.
+5. Adds a "Relevant memory" block: the stored entries most relevant to the prompt that session-start
+   did not show; nothing for a short acknowledgement, nothing on failure ([memory] recall = false in
+   ~/.maestro/config.toml turns it off).
 A malformed payload revokes every grant and rejects the prompt (exit 2): a grant that cannot be
 tied to a trustworthy prompt must not survive it.
 """
@@ -76,6 +79,44 @@ def backlog_alert(session_id: str) -> str:
     return ""
 
 
+def run_notice(session_id: str) -> str:
+    """How this session's last loop/watchdog ended, the first prompt after its end (locks/run_notes.py),
+    else ''. One lstat when there is none: the notice module is imported only when a notice exists."""
+    import os
+
+    from maestro import paths
+
+    if not os.path.lexists(os.path.join(paths.maestro_dir(), "notices", f"{session_id}.notice")):
+        return ""
+    try:
+        from maestro.locks import run_notes
+
+        return run_notes.take_notice(session_id)
+    except Exception as exc:  # noqa: BLE001 - advisory, like the backlog alert
+        from maestro import crash
+
+        crash.record("inject:notice", exc)
+        return ""
+
+
+def recall_block(payload: dict) -> str:
+    """The "Relevant memory" block (maestro/hooks/recall.py), or ''. Imported here, inside the guard: a
+    broken recall module must cost the prompt its block, never reject the prompt."""
+    try:
+        from maestro.hooks import directive
+
+        if directive.is_short_approval(payload["prompt"].strip()):
+            return ""  # never a block for an acknowledgement: not even recall's import
+        from maestro.hooks import recall
+
+        return recall.block(payload)
+    except Exception as exc:  # noqa: BLE001 - advisory, like the backlog alert
+        from maestro import crash
+
+        crash.record("inject:recall", exc)
+        return ""
+
+
 def run(payload) -> str:
     if not isinstance(payload, dict) or not is_valid_session_id(payload.get("session_id")):
         raise _Revoke("invalid hook payload")
@@ -101,6 +142,8 @@ def main(argv) -> int:
             raise _Revoke("invalid hook JSON") from None
         context = run(payload)
         context += backlog_alert(payload["session_id"])
+        context += run_notice(payload["session_id"])
+        context += recall_block(payload)  # after the grant is decided: recall never touches it
     except _Revoke as reason:
         return _fail_closed(str(reason))
     except Exception as exc:  # noqa: BLE001 - unexpected: revoke and leave a crash note

@@ -10,7 +10,12 @@ spellings reach the same APIs without such a call, so each fails closed (one unr
   `f = open`);
 - APIs that run code or open files in ways not modelled: pty.spawn, ctypes/cffi, code
   (InteractiveInterpreter/Console, `.runsource`/`.runcode`), runpy, logging file handlers
-  (`logging.basicConfig(filename=…)`, `FileHandler(…)`), `timeit` with code strings.
+  (`logging.basicConfig(filename=…)`, `FileHandler(…)`), `timeit` with code strings;
+- maestro itself imported (`import maestro_hook`, `from maestro.cli import main`, `__import__('maestro…')`):
+  its verbs (rollback, checkpoints prune, install, …) run in-process, out of the call analysis' sight;
+  so does any string constant containing `maestro` (`pkgutil.resolve_name("maestro.cli:main")`,
+  `pydoc.locate`, `pickle.loads(b"cmaestro.cli…")`, `mock.patch("maestro.cli.VERBS")`). A name built at
+  run time (`"mae" + "stro"`) is beyond a static gate: only computed `__import__` names are caught.
 """
 
 import ast
@@ -22,6 +27,11 @@ DANGEROUS_METHODS = frozenset(("runsource", "runcode", "interact", "FileHandler"
                                "exec_module", "load_module", "CDLL", "PyDLL", "LoadLibrary"))
 TIMEIT_FUNCTIONS = frozenset(("timeit.timeit", "timeit.repeat", "timeit.Timer"))
 FAIL = "inline python"
+MAESTRO_MODULES = ("maestro", "maestro_hook")  # the package and the archive's hook launcher
+
+
+def _imports_maestro(module) -> bool:
+    return type(module) is str and module.partition(".")[0] in MAESTRO_MODULES
 
 
 def dynamic_risks(analysis, write_apis) -> list:
@@ -53,6 +63,13 @@ def dynamic_risks(analysis, write_apis) -> list:
         elif kind is a.Subscript and type(node.value) is a.Call and type(node.value.func) is a.Name and \
                 node.value.func.id in ("globals", "vars", "locals"):
             why = node.value.func.id + "()[…]"
+        elif kind is a.Import and any(_imports_maestro(alias.name) for alias in node.names):
+            why = "import maestro"
+        elif kind is a.ImportFrom and _imports_maestro(node.module):
+            why = "import maestro"
+        elif kind is a.Constant and type(node.value) in (str, bytes) and (
+                "maestro" in node.value if type(node.value) is str else b"maestro" in node.value):
+            why = "a string naming maestro"  # pkgutil.resolve_name, pydoc.locate, pickle, mock.patch …
         elif kind is a.Call:
             why = _call_risk(analysis, node, canonical, write_apis)
         elif kind in (a.Name, a.Attribute) and id(node) not in called and type(getattr(node, "ctx", None)) is a.Load:
@@ -82,6 +99,8 @@ def _call_risk(analysis, node, canonical, write_apis):
     if name in ("__import__", "importlib.import_module") and node.args and not (
             type(node.args[0]) is a.Constant and type(node.args[0].value) is str):
         return name + " of a computed name"
+    if name in ("__import__", "importlib.import_module") and node.args and _imports_maestro(node.args[0].value):
+        return name + "('" + node.args[0].value + "')"
     if name in ("vars", "globals", "locals") and type(node.func) is a.Name:
         return None  # only subscripts of them are a way in (see dynamic_risks)
     if name == "logging.basicConfig" and any(k.arg in ("filename", "handlers") for k in node.keywords):

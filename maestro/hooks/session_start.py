@@ -6,9 +6,12 @@ the user armed it (`~/.maestro/ask-on-start`) on a fresh start, as one status li
 Before the pin line it prints the memory snapshot (`maestro memory snapshot`) for the payload's
 `cwd` and its git branch, budgeted so that the whole context stays under Claude Code's
 10,000-character cap for hook strings whatever the store holds. The memory modules are imported
-only when the store directory exists; an empty store prints nothing. After a render the section
-sizes (bytes only) go into the cost ring `.maestro-memory/cost.json` (`memory health`); a failure
-there is isolated (crash note) and keeps the rendered context.
+only when the store directory exists; an empty store prints nothing. The Project Context entries are
+the newest one plus those most relevant to the branch and the open tasks (their titles and files), and
+a big track file is read from its end only. After a render the section sizes (bytes only) go into the
+cost ring `.maestro-memory/cost.json` (`memory health`), and the entries shown (with the project and
+branch) into `.maestro-memory/recall/<session id>`, so the prompt's recall does not repeat them; a
+failure there is isolated (crash note) and keeps the rendered context.
 Every SessionStart (`startup`, `resume`, `clear`, `compact`, any other source) first revokes the
 payload session's direct-edit grant and prunes every expired one: a grant never outlives the
 conversation it was given in.
@@ -141,14 +144,19 @@ def memory_context(payload: dict, pin_text: str) -> str:
     project = branch = None
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         project, branch = layout.locate(cwd, GIT_TIMEOUT_SEC)
-    work = project_work(root, project) if project else ""
+    items = open_handoffs(root, project) if project else None  # read once: the work block and the focus
+    work = project_work(root, project, items) if project else ""
     budget -= utf16_len(work)
     if budget < MEMORY_MIN_CHARS:
         return work
     session_id = payload.get("session_id")
-    result = snapshot.render(root, project=project, branch=branch,
-                             session_id=session_id if is_valid_session_id(session_id) else None,
-                             max_chars=budget - 1)
+    session_id = session_id if is_valid_session_id(session_id) else None
+    result = snapshot.render(root, project=project, branch=branch, session_id=session_id, max_chars=budget - 1,
+                             focus=project_focus(root, project, branch, items) if project else "",
+                             count_dropped=False)  # the cost ring records bytes only
+    shown = () if result.empty or not result.text else result.shown
+    if session_id and shown:  # an empty snapshot: an empty store, nothing for recall to find either
+        record_shown(root, session_id, project, branch, shown)
     if result.empty or not result.text:
         return work
     record_cost(root, result)
@@ -177,10 +185,28 @@ def repair_once(root: str) -> None:
         crash.record("session-start:memory-repair", exc)
 
 
-def project_work(root: str, project: str) -> str:
+def open_handoffs(root: str, project: str):
+    """The project's open handoffs, read once for project_work and project_focus: [] without a handoffs
+    directory (and no import), None when reading them failed (crash note; both parts then do without)."""
+    from maestro.memory.store.layout import Layout
+
+    if not os.path.isdir(os.path.join(Layout(root).project_dir(project), "handoffs")):
+        return []
+    try:
+        from maestro.memory.project import context as project_context
+
+        return project_context.open_items(root, project)
+    except Exception as exc:  # noqa: BLE001 - the snapshot must survive
+        from maestro import crash
+
+        crash.record("session-start:project-handoffs", exc)
+        return None
+
+
+def project_work(root: str, project: str, items=None) -> str:
     """Open work and the patterns that apply to it (maestro/memory/project/context.py), at most
-    PROJECT_CHARS; '' when the project has no handoffs and no patterns. Failure-isolated: the
-    snapshot still renders when this part breaks."""
+    PROJECT_CHARS; '' when the project has no handoffs and no patterns. `items`: open_handoffs'
+    answer (None: read here). Failure-isolated: the snapshot still renders when this part breaks."""
     from maestro.memory.store.layout import Layout
 
     directory = Layout(root).project_dir(project)
@@ -189,12 +215,49 @@ def project_work(root: str, project: str) -> str:
     try:
         from maestro.memory.project import context as project_context
 
-        return project_context.render(root, project, PROJECT_CHARS, GIT_TIMEOUT_SEC)
+        return project_context.render(root, project, PROJECT_CHARS, GIT_TIMEOUT_SEC, items)
     except Exception as exc:  # noqa: BLE001 - the snapshot must survive a broken project part
         from maestro import crash
 
         crash.record("session-start:project-work", exc)
         return ""
+
+
+def project_focus(root: str, project: str, branch, items=()) -> str:
+    """The branch and the open tasks `items` (open_handoffs' answer; maestro/memory/project/context.py
+    `focus`): what the snapshot's Project Context is chosen by. Without open tasks, the branch alone
+    (and no import). Isolated: '' (the newest entries, as before) when it or reading the tasks broke."""
+    if items is None:
+        return ""
+    if not items:
+        return branch or ""
+    try:
+        from maestro.memory.project import context as project_context
+
+        return project_context.focus(root, project, branch, items)
+    except Exception as exc:  # noqa: BLE001 - the snapshot must survive
+        from maestro import crash
+
+        crash.record("session-start:project-focus", exc)
+        return ""
+
+
+def record_shown(root: str, session_id: str, project, branch, shown) -> None:
+    """What this start showed, for inject's recall (maestro/hooks/recall.py), with the project and branch
+    it found. Isolated: a failure leaves a crash note; recall then only may repeat an entry."""
+    try:
+        from maestro.hooks import recall
+        from maestro.memory.store import entry as grammar
+
+        keys = []
+        for section, text in shown:
+            parts = grammar.split(text, section == "recentDaily")
+            keys.append(recall.shown_key(parts.entry_id or "", grammar.trim(parts.body) or text))
+        recall.write_record(root, session_id, project or "", branch or "", keys)
+    except Exception as exc:  # noqa: BLE001 - the rendered context must survive
+        from maestro import crash
+
+        crash.record("session-start:recall-record", exc)
 
 
 def record_cost(root: str, result) -> None:

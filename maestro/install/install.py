@@ -20,7 +20,8 @@ import stat
 
 from maestro import messages, paths, runtime
 from maestro.errors import Exit, MaestroError
-from maestro.install import backup, codexconfig, launcher, manifest, plugins, publish, settings, targets, upgrade
+from maestro.install import (backup, codexconfig, launcher, manifest, plugins, publish, settings, statusline, targets,
+                             upgrade)
 from maestro.install.publish import read_file as _read_file
 from maestro.install.transaction import Transaction, sweep_interrupted
 from maestro.install.ui import fail, log, warn
@@ -111,7 +112,8 @@ class _ManifestLock:
         self._stack.close()
 
 
-def run(with_workflow: bool, bin_dir: str = None, with_launcher: bool = True, force: bool = False) -> int:
+def run(with_workflow: bool, bin_dir: str = None, with_launcher: bool = True, force: bool = False,
+        with_statusline: bool = False) -> int:
     archive = runtime.archive_path()
     if not archive:
         raise MaestroError(
@@ -124,6 +126,7 @@ def run(with_workflow: bool, bin_dir: str = None, with_launcher: bool = True, fo
     if not python:
         fail("cannot tell which Python runs this install (sys.executable is empty); run it as python3 maestro.pyz install")
     plan = _Plan(archive, with_workflow, python, force)
+    plan.with_statusline = with_statusline
     _validate(plan)  # phase 1: nothing is changed yet
     plan.launcher = launcher.plan(bin_dir, with_launcher, python, plan.pyz)  # refused alone, never the install
     _compute(plan)  # phase 2: in memory
@@ -187,9 +190,13 @@ def _compute(plan: _Plan) -> None:
     # run a missing script on every edit and prompt.
     plan.migrated_commands = settings.strip(new_settings, settings.original_command_script)
     plan.merged = settings.ensure_hooks(new_settings, plan.python, plan.pyz)
+    # --statusline registers it where there is none; a later plain install keeps ours current
+    wanted = plan.with_statusline or statusline.is_ours(new_settings.get(statusline.KEY))
+    plan.statusline = statusline.ensure(new_settings, plan.python, plan.pyz) if wanted else ""
     # Rewrite settings.json only when its content changes: a file that already holds every entry
     # keeps its bytes (formatting included), so an identical re-install touches nothing.
-    changed = plan.merged or plan.migrated_commands or plan.settings_raw is None
+    changed = (plan.merged or plan.migrated_commands or plan.settings_raw is None
+               or plan.statusline in (statusline.REGISTERED, statusline.UPDATED))
     plan.settings_bytes = settings.dumps(new_settings) if changed else plan.settings_raw
     plan.config_bytes, plan.config_message = (
         (None, "") if plan.config_raw is None else codexconfig.with_web_search_disabled(plan.config_raw))
@@ -282,6 +289,8 @@ def _publish_settings(tx: Transaction, plan: _Plan) -> None:
         log("backed up settings.json → settings.json.maestro.bak")
     tx.write(settings.path(), plan.settings_bytes, plan.settings_mode)
     log(f"registered {plan.merged} maestro hook entr{'y' if plan.merged == 1 else 'ies'} in settings.json")
+    if plan.statusline in (statusline.REGISTERED, statusline.UPDATED):
+        log(f"{plan.statusline} the maestro statusLine in settings.json (maestro statusline)")
 
 
 def _publish_codex_config(tx: Transaction, plan: _Plan) -> None:
@@ -342,4 +351,7 @@ def _closing_notes(plan: _Plan, stable_python: bool) -> None:
     if not stable_python:
         warn(f"{plan.python} lives in a versioned Python install and no stable alias (such as /usr/bin/python3) "
              "points at it: after upgrading that Python, re-run install (doctor reports it)")
+    if plan.statusline == statusline.KEPT:
+        warn("kept your own statusLine in settings.json; maestro's was not registered (it never replaces yours: "
+             "call `maestro statusline` from your own command to add its line)")
     log("done. Restart Claude Code so the rules and hooks load.")

@@ -29,7 +29,7 @@ import stat
 from maestro import crash, direct_edit, paths  # noqa: F401 - crash: cli's error path, loaded while the archive exists
 from maestro.codex import pins
 from maestro.errors import Exit
-from maestro.install import codexconfig, launcher, manifest, settings, targets
+from maestro.install import codexconfig, launcher, manifest, settings, statusline, targets
 from maestro.install.install import SETTINGS_BEFORE, UNINSTALL_BACKUP, destinations
 from maestro.install.transaction import sweep_interrupted
 from maestro.install.ui import fail, log, warn
@@ -106,7 +106,7 @@ DELETE = object()  # settings.json did not exist before install
 def _restored_settings(current: dict, owned, snapshot: str):
     """What settings.json should become: bytes, KEEP or DELETE."""
     stripped = copy.deepcopy(current)
-    removed = settings.strip(stripped, _ours)
+    removed = settings.strip(stripped, _ours) + statusline.strip(stripped)
     record = owned.get("settings_before") if isinstance(owned, dict) else None
     if isinstance(record, dict):
         comparable = settings.without_empty_hooks(stripped)
@@ -269,7 +269,7 @@ def purge_targets():
     """(path, what it is) for each piece of maestro's own state that --purge deletes, as it is now."""
     found = []
     if _own_directory(paths.maestro_dir()):
-        found.append((paths.maestro_dir(), "maestro's state: the memory store, discussions, plans, logs"))
+        found.append((paths.maestro_dir(), "maestro's state: the memory store, discussions, plans, logs, Codex job data"))
     found += [(path, "a settings.json backup maestro made") for path in _settings_backups() if _own_file(path)]
     return found
 

@@ -3,7 +3,9 @@
 The companion keeps its job table in an unlocked read-modify-write JSON file, so two jobs
 launched into one workspace at once can clobber each other's records. Every companion job — read
 or write — therefore runs under this lock, from before the `--help` probe until its result (or
-cancel) is in. A holder that died is replaced only once its job is known to be terminal.
+cancel) is in. A holder that died is replaced only once its job is known to be terminal and
+maestro's own job ledger shows no job whose worker still runs (job_ledger.live_worker: the
+companion's table may have lost a running job).
 Unlike the original (`kill -0` only), liveness also compares the process start time, so a
 reused pid does not keep a dead holder's lock alive forever.
 """
@@ -14,6 +16,7 @@ import time
 from maestro.errors import Exit
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
+from maestro.locks.job_ledger import describe_live, live_worker
 from maestro.messages import CLEAR_JOB_LOCK
 
 LOCK_NAME = "maestro-job-lock"
@@ -42,17 +45,16 @@ def read_holder(lock: claimlib.LockDir):
 
 
 def holder_alive(record: dict) -> bool:
-    pid = int(record["pid"])
-    start = record.get("process_start", "")
-    if not start:  # written by the original Maestro: kill -0 is all we can do
-        return identity.pid_alive(pid)
-    return identity.owner_state(pid, start) != identity.DEAD
+    """identity's one judgement (a zombie has exited; a reused pid is another process). A record of
+    the original Maestro has no start time: then only `running` (kill -0, not a zombie) can tell."""
+    return not identity.owner_gone(record["pid"], record.get("process_start", ""))
 
 
 class JobLock:
     def __init__(self, git_dir: str, job_class: str, *, job_status, emit, writers=lambda: None, session=None,
                  clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=1.0, init_grace=5.0,
                  should_stop=lambda: False):
+        self.git_dir = git_dir
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.job_class = job_class
         self.job_status = job_status  # (job) -> 'running' | 'terminal' | None (unknown)
@@ -141,6 +143,9 @@ class JobLock:
                 return f"companion job lock holder died before publishing a job, and running jobs cannot be listed ({who})"
             if running:
                 return f"wait:{who} (a job it may have launched is still running)"
+        ledger_job = live_worker(self.git_dir, write_only=False)  # the companion's table may have lost it
+        if ledger_job is not None:
+            return f"wait:{who} ({describe_live(ledger_job, self.git_dir)})"
         try:
             with claimlib.claim(self.lock.parent, 0.5):
                 if read_holder(self.lock)[:2] != (ident, record):
@@ -218,6 +223,11 @@ def clear(git_dir: str, *, job_status, writers, emit, clock=time.time, init_grac
             return Exit.BLOCKED
         if not _no_writers(writers, emit, where):
             return Exit.BLOCKED
+    ledger_job = live_worker(git_dir, write_only=False)
+    if ledger_job is not None:
+        emit(f"MAESTRO_JOB_LOCK: refusing to clear — {describe_live(ledger_job, git_dir)}; clear once it has ended "
+             f"({who}, {where})")
+        return Exit.BLOCKED
     try:
         with claimlib.claim(lock.parent):
             if read_holder(lock)[:2] != (ident, record):

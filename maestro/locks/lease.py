@@ -2,7 +2,8 @@
 
 One process owns one lease interval. The lease is never stolen from a live owner or from an
 owner whose identity cannot be confirmed; a dead owner's lease is reclaimed only when the global
-writer list is readable and shows its job is no longer running. A cancelled write whose end was
+writer list is readable and shows its job is no longer running, and maestro's own job ledger
+(job_ledger.live_worker) shows no write job whose worker still runs. A cancelled write whose end was
 never observed leaves the lease *poisoned* (`metadata.new`): nothing dispatches until a person
 runs `loop --clear-lease`, because Codex might still be writing.
 
@@ -22,6 +23,7 @@ import time
 from maestro.errors import Exit
 from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
+from maestro.locks.job_ledger import describe_live, live_worker
 from maestro.locks.lease_state import (  # noqa: F401 - LOCK_NAME is also read as lease.LOCK_NAME
     KNOWN_ENTRIES,
     LOCK_NAME,
@@ -42,6 +44,7 @@ class WriteLease:
                  clock=time.time, sleep=time.sleep, wait_budget=0.0, wait_poll=5.0,
                  heartbeat_interval=20.0, heartbeat_stale=90.0, init_grace=5.0, baseline=None,
                  should_stop=lambda: False, heartbeat=None, release_writers=None):
+        self.git_dir = git_dir
         self.lock = claimlib.LockDir(lock_path(git_dir))
         self.writers = writers
         # Release is the clean-up a stop request asks for: its liveness check must not be cut short by
@@ -65,6 +68,7 @@ class WriteLease:
         self.metadata = {}
         self.acquired = False
         self.retained = ""  # why release() must keep the lease although no poison is on disk ('' = it may release)
+        self.waiting_on = ""  # what keeps a dead owner's lease besides its owner (a live ledger worker), for messages
 
     # -- helpers -----------------------------------------------------------------------------
     def _where(self) -> str:
@@ -128,7 +132,7 @@ class WriteLease:
                                   f"is untouched ({self._where()})")
                         return Exit.FAILED
                     continue
-                self.emit(self._held_message(state, started))
+                self.emit(self._held_message(state, started) + self.waiting_on)
                 return Exit.BLOCKED
             self.emit(verdict)  # a final blocking message
             return Exit.BLOCKED
@@ -188,6 +192,7 @@ class WriteLease:
 
     def _judge(self, state: LeaseState, started: float) -> str:
         """'wait', 'reclaim', 'initializing', or a final blocking message."""
+        self.waiting_on = ""
         if state.poisoned and not state.problem:
             poison = state.poison
             return (f"MAESTRO_LOCK: write dispatch blocked; quiescence is unconfirmed for "
@@ -222,6 +227,12 @@ class WriteLease:
             return "wait" if self.wait_budget > 0 else (
                 f"MAESTRO_LOCK: write dispatch blocked; lease retained because an unidentified write-capable job is "
                 f"still running (session={state.owner('session_id')}; {self._wait_summary(started)}; {self._where()})")
+        ledger_job = live_worker(self.git_dir)  # the companion's table may have lost a job that still writes
+        if ledger_job is not None:
+            self.waiting_on = f"; lease retained because {describe_live(ledger_job, self.git_dir)}"
+            return "wait" if self.wait_budget > 0 else (
+                f"MAESTRO_LOCK: write dispatch blocked; lease retained because {describe_live(ledger_job, self.git_dir)} "
+                f"({who}; {self._wait_summary(started)}; {self._where()})")
         return "reclaim"
 
     def _reclaim(self, seen: LeaseState):

@@ -43,6 +43,8 @@ def clear(git_dir: str, *, writers, emit, clock=time.time, heartbeat_stale=90.0,
                               init_grace=init_grace)
     if action is None or not _no_writer_runs(writers, emit, where, _lease_writer(state), sleep):
         return Exit.BLOCKED
+    if not _no_ledger_worker_alive(git_dir, emit, where, _lease_writer(state)):
+        return Exit.BLOCKED
     return _retire(lock, state, action, emit, where)
 
 
@@ -128,6 +130,18 @@ def _no_writer_runs(writers, emit, where: str, lease_writer: str, sleep) -> bool
              f"any of them may be writing into this worktree, clear once they have ended ({lease_writer}; {where})")
         return False
     return True
+
+
+def _no_ledger_worker_alive(git_dir: str, emit, where: str, lease_writer: str) -> bool:
+    """maestro's own job ledger, not the companion's table alone (job_ledger.live_worker)."""
+    from maestro.locks.job_ledger import describe_live, live_worker
+
+    entry = live_worker(git_dir)
+    if entry is None:
+        return True
+    emit(f"MAESTRO_LOCK: refusing to clear — {describe_live(entry, git_dir)}; clear once it has ended "
+         f"({lease_writer}; {where})")
+    return False
 
 
 def _retire(lock, state: LeaseState, action: str, emit, where: str) -> int:

@@ -13,33 +13,34 @@ directory) `other`/`other`/`unavailable`, and a missing path `absent` ×3. The s
 So HEAD, the index and commits are invisible; bytes, exec bits, deletions, submodule and nested
 repository contents are visible; absolute paths are hashed (a moved repository reads as changed).
 
-Speed: unchanged files reuse a raw-byte blob id from a stat cache, `<git-dir>/maestro-digest-cache`
-(maestro.provenance.digest_cache explains why it is maestro's own and when an entry is trusted).
+Speed: unchanged files reuse a raw-byte blob id from a stat cache, `<git-dir>/maestro-digest-cache`,
+one per root (a submodule's or nested repository's lives in its own git dir; maestro.provenance.
+digest_cache explains why it is maestro's own and when an entry is trusted), and a warm run asks git
+two questions — one `rev-parse` for the format and the scope root, one `ls-files -t` per root for
+tracked and untracked paths together — while the cached paths are lstat'ed (maestro.provenance.
+digest_scan: how an unchanged listing is recognised and served from the cache).
 """
 
 import hashlib
 import itertools
 import os
 import re
-import stat
-import struct
 import threading
 import time
 
 from maestro import knobs
-from maestro.util import atomic
-from maestro.util import git as gitscope
-from maestro.util import process
 from maestro.util import progress
-from maestro.provenance.digest_cache import (  # the private names are also read by tests/core/test_provenance.py
+from maestro.provenance import digest_git
+from maestro.provenance import digest_scan as scanning
+from maestro.provenance.digest_cache import (  # the private names are also read by tests/provenance
     CACHE_MARGIN_NS,
     CACHE_NAME,
     KEY as _KEY,
     cache_path as _cache_path,
     dump_cache as _dump_cache,
-    hash_file as _hash_file,
-    hex_id as _hex,
+    encode_cache as _encode_cache,
     load_cache as _load_cache,
+    read_cache as _read_cache,
 )
 
 PREFIX = "tree-v3:"
@@ -122,26 +123,21 @@ class _Budget:
             self.tick()
 
 
-_DROPPED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
-
-
 class _Digest:
     def __init__(self, budget: _Budget, use_cache: bool, started_ns: int, entries=None):
         self.budget = budget
         self.entries = entries
         self.use_cache = use_cache
-        self.env = gitscope.git_env(drop=_DROPPED_ENV)
-        self.started_ns = started_ns
-        self.cache = {}
-        self.hits = []  # paths whose cache record was reused
-        self.recorded = {}  # path -> new cache record, from files hashed in this run
-        self.pending = []  # (size, chunks, slot, record head, path, cacheable key or None, algorithm)
+        self.env = digest_git.git_env()
+        self.fresh = started_ns - CACHE_MARGIN_NS  # only stat keys older than this are recorded
+        self.store_caches = []  # each writes one root's next stat cache, once its files are hashed
+        self.pending = []  # files to hash: (size, records, slot, head, path, cacheable key or None, algorithm, root)
 
     # -- git ------------------------------------------------------------------------------------
-    def git(self, args, cwd: bytes, *, main_thread=True) -> process.Completed:
-        done = process.run(["git", *args], timeout=self.budget.poll(), cwd=cwd, env=self.env,
-                           tick=self.budget.throttled_tick if main_thread else None, tick_interval=_POLL_SEC,
-                           should_stop=self.budget.should_stop)
+    def git(self, args, cwd: bytes, *, main_thread=True) -> digest_git.Completed:
+        done = digest_git.run(args, timeout=self.budget.poll(), cwd=cwd, env=self.env,
+                              tick=self.budget.throttled_tick if main_thread else None, tick_interval=_POLL_SEC,
+                              should_stop=self.budget.should_stop)
         if done.interrupted:
             raise _NoDigest("interrupted")
         if done.timed_out:
@@ -165,10 +161,44 @@ class _Digest:
         real = os.path.realpath(candidate)
         return real if os.path.realpath(top) == real else None
 
-    # -- run ------------------------------------------------------------------------------------
-    def run(self, cwd: bytes) -> str:
-        done, scope = _together(  # independent questions: ask both at once
-            lambda: self.git(["rev-parse", "--is-inside-work-tree", "--show-object-format"], cwd),
+    def early_scan(self, cwd: bytes):
+        """When cwd looks like a toplevel (it holds `.git`), it usually is the scope root: list it
+        and check its cache while git says where the scope root is. ((records, candidates) or None,
+        (format, scope root) or None); run() starts again when the guess was wrong."""
+        guess = os.path.realpath(cwd)
+        cache_file = _cache_path(guess) if os.path.lexists(cwd + b"/.git") else None
+        if not cache_file:
+            return None, None
+        answer = {}
+
+        def where():
+            try:
+                answer["value"] = self.where(cwd, main_thread=False)
+            except BaseException as exc:  # noqa: BLE001 - its error is the one that counts, raised below
+                answer["error"] = exc
+
+        try:
+            early = self.scan_cached(guess, cache_file, also=where)
+        except _NoDigest:
+            early = None  # e.g. no work tree after all: where() says so, or run() lists the real root
+        if "error" in answer:
+            raise answer["error"]
+        return early, answer.get("value")
+
+    def where(self, cwd: bytes, *, main_thread=True):
+        """(object format name, scope root) in one git call where the answer is plain — a
+        repository that is no submodule — else the two questions asked the long way."""
+        done = self.git(["rev-parse", "--is-inside-work-tree", "--show-object-format",
+                         "--show-superproject-working-tree", "--show-toplevel"], cwd, main_thread=main_thread)
+        lines = done.stdout.split(b"\n")
+        if done.rc == 0 and len(lines) == 4 and lines[0] == b"true" and not lines[3] and lines[2].strip():
+            name = lines[1] if not lines[1].startswith(b"-") else b"sha1"  # git < 2.29 echoes the option
+            return name, os.fsencode(os.path.realpath(lines[2].strip()))
+        from maestro.util import git as gitscope  # imports subprocess: only on this rarer path
+
+        done, scope = _together(  # a submodule, a failure, or an odd path: the original two questions
+            lambda: self.git(["rev-parse", "--is-inside-work-tree", "--show-object-format"], cwd,
+                             main_thread=main_thread),
             lambda: gitscope.scope_root(os.fsdecode(cwd)),
         )
         words = done.stdout.split()
@@ -177,168 +207,148 @@ class _Digest:
         if done.rc != 0 or not words or words[0] != b"true":
             raise _NoDigest(NOT_A_WORKTREE)
         name = words[1] if len(words) > 1 and not words[1].startswith(b"-") else b"sha1"  # git < 2.29
+        if not scope or not os.path.isdir(scope):
+            raise _NoDigest("could not determine the repository root")
+        return name, os.fsencode(scope)
+
+    # -- run ------------------------------------------------------------------------------------
+    def run(self, cwd: bytes) -> str:
+        early, located = self.early_scan(cwd) if self.use_cache else (None, None)
+        name, scope = located or self.where(cwd)
+        if early is None or early[0].root != scope:  # cwd was not the scope root (or no guess): start again there
+            early, self.pending, self.store_caches = None, [], []
         final_algorithm = _BY_NAME.get(name)
         if final_algorithm is None:
             raise _NoDigest(f"unsupported object format {name.decode(errors='replace')}")
-        if not scope or not os.path.isdir(scope):
-            raise _NoDigest("could not determine the repository root")
-        scope = os.fsencode(scope)
-        cache_path = _cache_path(scope) if self.use_cache else None
-
         scanned, queue = {}, [scope]
         while queue:
             root = queue.pop(0)
             if root in scanned:
                 continue
-            scanned[root], discovered = self.scan(root, cache_path if root == scope else None)
+            if root == scope and early is not None:
+                described, discovered = early
+            else:  # every root (submodule, nested repository too) keeps its own cache in its own git dir
+                cache_file = _cache_path(root) if self.use_cache else None
+                described, discovered = self.scan_cached(root, cache_file) if cache_file else self.scan(root)
+            scanned[root] = described
             for candidate in discovered:
                 top = self.own_toplevel(candidate)
                 if top is not None and top not in scanned:
                     queue.append(top)
         self.hash_pending()
+        for store_cache in self.store_caches:
+            store_cache()
         if self.entries is not None:
             self.collect_entries(scope, scanned)
-        stream = b"".join(b"".join([b"worktree\0", root, b"\0", *scanned[root]]) for root in sorted(scanned))
-        if cache_path and (self.recorded or len(self.hits) != len(self.cache)):
-            records = {path: self.cache[path] for path in self.hits}
-            records.update(self.recorded)
-            try:
-                atomic.write_atomic(os.fsdecode(cache_path), _dump_cache(records), 0o600)
-            except OSError:
-                pass  # a cache is an optimisation: a read-only git dir only costs speed
-        return PREFIX + final_algorithm[1](b"blob %d\0" % len(stream) + stream).hexdigest()
+        pieces = []
+        for root in sorted(scanned):
+            pieces += [b"worktree\0", root, b"\0", *scanned[root].pieces()]
+        hasher = final_algorithm[1](b"blob %d\0" % sum(map(len, pieces)))
+        for piece in pieces:
+            hasher.update(piece)
+        return PREFIX + hasher.hexdigest()
 
     def collect_entries(self, scope: bytes, scanned: dict) -> None:
-        for root, chunks in scanned.items():
+        for root, described in scanned.items():
             base = os.path.relpath(root, scope) if root != scope else b""
-            for chunk in chunks:  # b"path\0<path>\0type\0…"
+            for chunk in described.all_records():  # b"path\0<path>\0type\0…"
                 path = chunk[5:chunk.index(b"\0", 5)]
                 self.entries[os.fsdecode(os.path.join(base, path) if base else path)] = chunk
 
-    def scan(self, root: bytes, cache_path=None):
-        """One root's entry records (file contents may still be pending) and candidate roots.
-        The cache file (if any) is read while git lists the tree."""
-        cache, tracked_out, others_out = _together(
-            lambda: _load_cache(cache_path) if cache_path else None,
-            lambda: self.git_ok(["ls-files", "-s", "-z"], root, main_thread=False),
-            lambda: self.git_ok(["ls-files", "--others", "--exclude-standard", "-z"], root, main_thread=False),
-            tick=self.budget.throttled_tick,
-        )
-        if cache is not None:
-            self.cache = cache
-        tracked = tracked_out.split(b"\0")
-        tracked.pop()  # after the last NUL
-        untracked = others_out.split(b"\0")
-        untracked.pop()
-        fields = tracked[0].split(b" ", 2) if tracked else ()
-        algorithm = _ALGOS.get(len(fields[1])) if len(fields) == 3 else None
+    def algorithm_of(self, root: bytes, id_size: int) -> tuple:
+        algorithm = _ALGOS.get(id_size)
         if algorithm is None:  # no tracked entry to read the object format from
             name = self.git_ok(["rev-parse", "--show-object-format"], root).strip()
             algorithm = _BY_NAME.get(name)
             if algorithm is None:
                 raise _NoDigest(f"unsupported object format in {os.fsdecode(root)}")
-        discovered = []
-        if tracked_out.startswith(b"160000 ") or b"\x00160000 " in tracked_out:
-            # Only gitlinks can be submodules; without one, `foreach` would list nothing.
-            out = self.git_ok(["submodule", "foreach", "--recursive", "--quiet", "pwd -P"], root)
-            discovered += [line for line in out.split(b"\n") if line]
-        paths = [record.partition(b"\t")[2] for record in tracked]
-        paths += untracked
-        paths.sort()  # index order is already byte order: this is a merge, not a sort
-        if b" 1\t" in tracked_out or b" 2\t" in tracked_out or b" 3\t" in tracked_out:
-            paths = sorted(set(paths))  # maybe conflict stages, which list a path more than once
-        return self.describe(root, paths, set(untracked), algorithm, discovered), discovered
+        return algorithm
 
-    def describe(self, root, paths, untracked, algorithm, discovered):
-        prefix = root + b"/"
-        tag, _ = algorithm
-        end = _KEY.size + (40 if tag == b"\x01" else 64)
-        chunks = []
-        cache_get, hit, pending = self.cache.get, self.hits.append, self.pending
-        fresh = self.started_ns - CACHE_MARGIN_NS
-        lstat, access, pack, ksize, x_ok = os.lstat, os.access, _KEY.pack, _KEY.size, os.X_OK
-        is_reg, is_lnk, is_dir = stat.S_ISREG, stat.S_ISLNK, stat.S_ISDIR
-        effective = os.access in os.supports_effective_ids
-        for count, path in enumerate(paths):
-            if not count & 1023:
-                self.budget.poll()
-            full = prefix + path
-            try:
-                st = lstat(full)
-            except OSError:  # vanished, or a parent is no longer a directory
-                chunks.append(b"path\0%s\0type\0absent\0mode\0absent\0contents\0absent\0" % path)
-                continue
-            mode = st.st_mode
-            if is_reg(mode):
-                xmode = b"100755" if mode & 0o111 and access(full, x_ok, effective_ids=effective) else b"100644"
-                try:
-                    key = pack(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, tag)
-                except struct.error:
-                    key = None
-                record = cache_get(full) if key else None
-                if record is not None and record.startswith(key):
-                    chunks.append(b"path\0%s\0type\0file\0mode\0%s\0contents\0%s\0" % (path, xmode, record[ksize:end]))
-                    hit(full)
-                    continue
-                cacheable = key is not None and st.st_mtime_ns < fresh and st.st_ctime_ns < fresh
-                head = b"path\0%s\0type\0file\0mode\0%s\0contents\0" % (path, xmode)
-                pending.append((st.st_size, chunks, len(chunks), head, full, key if cacheable else None, algorithm))
-                chunks.append(None)
-            elif is_lnk(mode):
-                try:
-                    target = os.readlink(full)
-                except OSError:
-                    target = b"unavailable"
-                chunks.append(b"path\0%s\0type\0link\0mode\x00120000\0contents\0%s\0" % (path, target))
-                self.nested(prefix, path, untracked, discovered)
+    def scan(self, root: bytes):
+        """(the root's records, candidate roots) for a root without a cache."""
+        out = self.git_ok(scanning.LISTING, root)
+        paths, untracked, id_size = scanning.parse_listing(out)
+        described = scanning.Root(root, out, self.algorithm_of(root, id_size), self.fresh, paths.__getitem__,
+                                  untracked.__contains__, [None] * len(paths))
+        described.describe(zip(range(len(paths)), itertools.repeat(None)), self.budget.poll)
+        self.pending += described.hashed
+        return described, self.discovered(root, out, described)
+
+    def discovered(self, root: bytes, out: bytes, described) -> list:
+        found = []
+        if scanning.has_gitlink(out):  # only gitlinks can be submodules; without one, `foreach` would list nothing
+            listed = self.git_ok(["submodule", "foreach", "--recursive", "--quiet", "pwd -P"], root)
+            found += [line for line in listed.split(b"\n") if line]
+        return found + described.nested()
+
+    def scan_cached(self, root: bytes, cache_file: bytes, also=None):
+        """scan() for a root with its stat cache: the cached slots are checked while git lists the
+        root (maestro.provenance.digest_scan says why); the cache is written after hashing. `also`
+        runs on a third thread meanwhile."""
+        halves = [([], []), ([], [])]  # (misses, executable hits) of each half of the slots
+
+        def check_cached_slots():  # on this thread, while git lists the root on another
+            cache = _read_cache(cache_file)
+            slots = len(cache.paths) if cache is not None else 0
+            # the object format the keys were packed for (a slot without an id has a zero tag)
+            tag = cache.tags().replace(b"\0", b"")[:1] if slots else b""
+            tag = tag or b"\x01"
+            half = slots // 2 if slots >= scanning.SHARD_MIN and (os.cpu_count() or 1) > 1 else slots
+            if half < slots:
+                _together(lambda: scanning.check_slots(cache, tag, *halves[0], 0, half, self.budget.poll),
+                          lambda: scanning.check_slots(cache, tag, *halves[1], half, slots))
+            elif slots:
+                scanning.check_slots(cache, tag, *halves[0], 0, slots, self.budget.poll)
+            return cache, slots, tag
+
+        jobs = [check_cached_slots, lambda: self.git_ok(scanning.LISTING, root, main_thread=False)]
+        (cache, slots, tag), out = _together(*jobs, *([also] if also else []), tick=self.budget.throttled_tick)[:2]
+        misses, executable = halves[0][0] + halves[1][0], halves[0][1] + halves[1][1]
+        unchanged = bool(slots) and cache.offsets is not None and cache.same_listing(out) and root == cache.root
+        algorithm = self.algorithm_of(root, scanning.first_id_size(out)) if unchanged else None
+        if unchanged and algorithm[0] == tag:
+            # git's listing is the cached one: slot i is path i, and the cached stream holds every slot
+            # not described again
+            plen = len(root) + 1
+            described = scanning.Root(root, out, algorithm, self.fresh, lambda slot: cache.paths[slot][plen:],
+                                      scanning.untracked_in(out), {}, base=cache)
+            described.describe(misses, self.budget.poll)
+            described.recheck_executables(executable, cache)
+            aligned, old_slots, count = True, None, slots
+        else:
+            paths, untracked, id_size = scanning.parse_listing(out)
+            algorithm, count = self.algorithm_of(root, id_size), len(paths)
+            described = scanning.Root(root, out, algorithm, self.fresh, paths.__getitem__, untracked.__contains__,
+                                      [None] * count)
+            old_slots, aligned = [None] * count, False
+            if cache is not None and algorithm[0] == tag:
+                unknown = described.reuse(cache, paths, old_slots, dict(misses), set(executable))
             else:
-                chunks.append(b"path\0%s\0type\0other\0mode\0other\0contents\0unavailable\0" % path)
-                if is_dir(mode):
-                    self.nested(prefix, path, untracked, discovered)
-        return chunks
+                unknown = zip(range(count), itertools.repeat(None))
+            described.describe(unknown, self.budget.poll)
+        self.pending += described.hashed
+        self.store_caches.append(lambda: self.write_cache(cache_file, cache, aligned, old_slots, described, count))
+        return described, self.discovered(root, out, described)
 
     @staticmethod
-    def nested(prefix, path, untracked, discovered):
-        """An untracked directory (or link to one) holding `.git` may be a nested repository."""
-        if path in untracked:
-            candidate = prefix + (path[:-1] if path.endswith(b"/") else path)
-            if os.path.exists(candidate + b"/.git"):
-                discovered.append(candidate)
+    def write_cache(cache_file, cache, aligned, old_slots, described, count) -> None:
+        """Write the next cache when it would say something new (after hashing)."""
+        if cache is None and not described.updates_with_ids():
+            return
+        slots = scanning.cache_slots(cache, aligned, old_slots, described.updates, count)
+        if slots is None:
+            return
+        paths = cache.paths if aligned else [described.prefix + described.path_of(slot) for slot in range(count)]
+        from maestro.util import atomic
+
+        try:
+            atomic.write_atomic(os.fsdecode(cache_file), _encode_cache(
+                paths, *slots, described.root, described.out, described.all_records()), 0o600)
+        except OSError:
+            pass  # a cache is an optimisation: a read-only git dir only costs speed
 
     def hash_pending(self):
-        """Hash the files the cache could not answer for on worker threads (file reads and
-        hashlib release the GIL); this thread keeps the time budget and the heartbeat."""
-        jobs = sorted(self.pending, key=lambda job: -job[0])  # big files first: workers finish together
-        next_job, stop, failures = itertools.count().__next__, threading.Event(), []
-
-        def work():
-            try:
-                while not stop.is_set():
-                    index = next_job()
-                    if index >= len(jobs):
-                        return
-                    _, chunks, slot, head, full, key, algorithm = jobs[index]
-                    record = _hash_file(full, algorithm, stop)
-                    chunks[slot] = head + (_hex(record, algorithm) if record else b"unavailable") + b"\0"
-                    if record is not None and key is not None and record.startswith(key):
-                        self.recorded[full] = record
-            except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
-                failures.append(exc)
-                stop.set()
-
-        workers = [threading.Thread(target=work, daemon=True)
-                   for _ in range(max(1, min(4, os.cpu_count() or 1, len(jobs) // 64)))] if jobs else []
-        try:
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                while worker.is_alive():
-                    worker.join(timeout=0.05)
-                    self.budget.poll()
-        finally:
-            stop.set()
-        if failures:
-            raise failures[0]
+        scanning.hash_files(self.pending, self.budget.poll)
 
 
 def _together(first, *rest, tick=None):

@@ -1,6 +1,8 @@
 """The provenance log `<git-dir>/maestro-provenance.log` (spec §2.5): one record per completed
-write snapshot (`dispatch`, `orphan-adopted`) and per observed `gap`, the baseline they form, and
-the operator's one-line `provenance-check`. The digest itself lives in maestro.provenance.digest.
+write snapshot (`dispatch`, `orphan-adopted`, and `rollback`: the tree `maestro rollback` left) and
+per observed `gap`, the baseline they form, and the operator's one-line `provenance-check`; plus the
+`checkpoint` record of each rollback point (maestro.provenance.checkpoint), which forms no baseline.
+The digest itself lives in maestro.provenance.digest.
 """
 
 import collections
@@ -35,10 +37,10 @@ def _field(value) -> str:
     return re.sub(r"\s", "_", str(value)) if value else "unknown"
 
 
-def append_record(git_dir: str, record: str) -> bool:
-    """Append one line (0600, never through a symlink). A symlinked log is replaced by a new
-    regular file holding this record; the link's target is left alone."""
-    path = log_path(git_dir)
+def append_record(git_dir: str, record: str, name: str = LOG_NAME) -> bool:
+    """Append one line (0600, never through a symlink) to the log `name` under `git_dir`. A symlinked
+    log is replaced by a new regular file holding this record; the link's target is left alone."""
+    path = os.path.join(git_dir, name)
     data = (record.rstrip("\n") + "\n").encode("utf-8", "surrogateescape")
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | O_EXTRA
     try:
@@ -78,14 +80,40 @@ def log_gap(git_dir, prior_job, session, expected, observed, *, clock=time.time)
                                   f"expected={_field(expected)} observed={_field(observed)}")
 
 
+def log_checkpoint(git_dir, job, session, commit, *, clock=time.time) -> bool:
+    """`<ts> type=checkpoint job=… session=… commit=…`: the tree before `job` (maestro.provenance.checkpoint)."""
+    return append_record(git_dir, f"{utc_stamp(clock())} type=checkpoint job={_field(job)} session={_field(session)} "
+                                  f"commit={_field(commit)}")
+
+
+def log_rollback(git_dir, job, session, before, after, *, clock=time.time) -> bool:
+    """`<ts> type=rollback job=… session=… before=… after=…`: the tree restored to `job`'s checkpoint. Its
+    `after` is a baseline like a dispatch's, so the next lease sees no gap where the rollback changed the tree."""
+    return append_record(git_dir, f"{utc_stamp(clock())} type=rollback job={_field(job)} session={_field(session)} "
+                                  f"before={_field(before or UNAVAILABLE)} after={_field(after or UNAVAILABLE)}")
+
+
+_ROLLBACK_RE = re.compile(r"[^ ]+ type=rollback job=([^ ]+) session=[^ ]+ before=[^ ]+ after=([^ ]+)")
 Baseline = collections.namedtuple("Baseline", "at job after")
 
 
 def read_baseline(git_dir: str):
-    """The last completed snapshot (dispatch or orphan-adopted record), or None. A log that is
-    a symlink or not a regular file holds no baseline."""
+    """The last completed snapshot (dispatch, orphan-adopted or rollback record), or None. A log that
+    is a symlink or not a regular file holds no baseline."""
+    data = read_log(git_dir)
+    if data is None:
+        return None
+    for line in reversed(data.decode("utf-8", "surrogateescape").split("\n")):
+        match = BASELINE_RE.fullmatch(line) or _ROLLBACK_RE.fullmatch(line)
+        if match:
+            return Baseline(line.split(" ", 1)[0], match.group(1), match.group(2))
+    return None
+
+
+def read_log(git_dir: str, name: str = LOG_NAME):
+    """The bytes of the log `name` under `git_dir`, or None when it is absent, a symlink or not a regular file."""
     try:
-        fd = os.open(log_path(git_dir), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | O_EXTRA)
+        fd = os.open(os.path.join(git_dir, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | O_EXTRA)
     except OSError:
         return None
     try:
@@ -97,11 +125,7 @@ def read_baseline(git_dir: str):
         return None
     finally:
         os.close(fd)
-    for line in reversed(data.decode("utf-8", "surrogateescape").split("\n")):
-        match = BASELINE_RE.fullmatch(line)
-        if match:
-            return Baseline(line.split(" ", 1)[0], match.group(1), match.group(2))
-    return None
+    return data
 
 
 def baseline_check(root, git_dir, digest_value, session, *, emit=None, clock=time.time):

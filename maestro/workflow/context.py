@@ -26,19 +26,52 @@ def repository(scope: str, purpose: str):
     return root, gitscope.git_dir(root)
 
 
-def companion_transport(scope: str, emit, should_stop=None, pause=None, tick=None):
+# The user's own broker, as the plugin's hooks export it to the session: inherited, these would send
+# maestro's task calls to the user's broker (and its SessionEnd) instead of maestro's own.
+USER_BROKER_VARS = ("CODEX_COMPANION_APP_SERVER_ENDPOINT", "CODEX_COMPANION_APP_SERVER_PID_FILE",
+                    "CODEX_COMPANION_APP_SERVER_LOG_FILE")
+
+
+def companion_env(data: str) -> dict:
+    """The environment of maestro's companion calls: CLAUDE_PLUGIN_DATA = maestro's data directory `data`,
+    without the user's broker variables."""
+    env = {key: value for key, value in os.environ.items() if key not in USER_BROKER_VARS}
+    env["CLAUDE_PLUGIN_DATA"] = data
+    return env
+
+
+def companion_transport(scope: str, emit, should_stop=None, pause=None, tick=None, root=None, git_dir=None):
     """A bounded Transport to the discovered companion, or MaestroError rc 3 when there is none.
-    `tick` (the write lease's heartbeat) runs while each companion call is waited on."""
+    `tick` (the write lease's heartbeat) runs while each companion call is waited on.
+
+    Every call runs in the workspace root `root` (default: this repository's) with
+    CLAUDE_PLUGIN_DATA = maestro's private data directory for that root (codex/plugin_data.py),
+    so the user's own Claude session never shares a job table or a broker with maestro; the jobs
+    it launches are recorded in the job ledger under `git_dir` (locks/job_ledger.py)."""
+    from maestro.codex import plugin_data
     from maestro.codex.companion import Transport
     from maestro.codex.discovery import find_companion
+    from maestro.locks.job_ledger import JobJournal
 
     companion = find_companion()
     if companion is None:
         raise MaestroError(
             f"{scope}_ERROR: no Codex companion found (install the Codex plugin in Claude Code: "
             f"{messages.CODEX_PLUGIN}; or set MAESTRO_COMPANION)", Exit.USAGE)
-    return Transport(companion.argv(), cwd=os.getcwd(), emit=emit, call_timeout=knobs.companion_timeout().value,
-                     should_stop=should_stop, pause=pause, tick=tick)
+    if root is None:
+        root, git_dir = repository(scope, "Codex jobs run in the repository's workspace")
+    data = plugin_data.ensure_data_dir(root)
+    stall = knobs.queued_stall()
+    if stall.warning:
+        emit(stall.warning)
+    user_data = os.environ.get("CLAUDE_PLUGIN_DATA", "")  # the user's session's own, when it exported one
+    journal = JobJournal(git_dir, root=root, data_dir=data, emit=emit, queued_stall=stall.value,
+                         session=os.environ.get("CODEX_COMPANION_SESSION_ID", ""))
+    return Transport(companion.argv(), cwd=root, emit=emit, call_timeout=knobs.companion_timeout().value,
+                     should_stop=should_stop, pause=pause, tick=tick,
+                     env=companion_env(data), journal=journal,
+                     job_record=functools.partial(plugin_data.job_record, data, root),
+                     user_data="" if user_data == data else user_data)
 
 
 class RunProvenance:
@@ -108,10 +141,14 @@ class WriteContext:
         self.transport = None
         if need_companion:
             self.transport = companion_transport(scope, self.emit, signal_state.stop_requested, signal_state.pause,
-                                                 tick=self.heartbeat.beat)
+                                                 tick=self.heartbeat.beat, root=self.root, git_dir=self.git_dir)
         self.session = identity.session_id()
         self.provenance = RunProvenance(self.root, self.git_dir, self.session, emit=self.emit,
                                         tick=self.heartbeat.beat, should_stop=signal_state.stop_requested)
+        from maestro.provenance.checkpoint import Checkpointer
+
+        self.checkpoints = Checkpointer(self.root, self.git_dir, self.session, emit=self.emit,
+                                        files_changed=self.provenance.files_changed)
         self.lease = WriteLease(
             self.git_dir, writers=self.transport.global_writers if self.transport is not None else _writers_unknown,
             release_writers=(functools.partial(self.transport.global_writers, interruptible=False)
@@ -147,5 +184,5 @@ class WriteContext:
         return WriteTurn(
             lease=self.lease, joblock_factory=self.joblock, transport=self.transport, pins=read_pins(), emit=self.emit,
             signals=self.signals, max_idle=max_idle, poll=poll, max_total=knobs.max_dispatch(write=True).value,
-            clock=time.monotonic, retry_sleep=knobs.retry_sleep().value,
+            clock=time.monotonic, retry_sleep=knobs.retry_sleep().value, checkpoint=self.checkpoints.take,
         )

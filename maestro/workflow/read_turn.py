@@ -1,12 +1,16 @@
 """One Read turn (spec §3, read mode): a prompt dispatched to Codex read-only under the
 repository's companion job lock, polled to an end, its reply fetched.
 
-Shared by `discuss` and `scout`. No write lease, no `--help` probe, no poison: a read job
-that must be abandoned is simply cancelled. Return codes: 0 reply received · 3 could not start
+Shared by `discuss` and `scout`. No write lease, no write probe, no poison: a read job
+that must be abandoned is simply cancelled. Every turn first makes sure its task will be read-only
+(codex/read_only.enforce: `--read-only` when the companion offers it, else a refusal — rc 11 with
+`refused` set, nothing launched), here, so that no read verb can skip it (issue 12 §1.5). Return codes: 0 reply received · 3 could not start
 (bad routing, launch failure, no job id) · 4 failed (job failed or was cancelled elsewhere,
 result unreadable, or this process was interrupted — then `interrupted` is set) · 11 the job
 lock is busy or unidentifiable (nothing was launched) · 124 cancelled by maestro on deadline,
-idle or status loss (`cancel_reason` tells which: status loss is a lost turn, not a hang).
+idle or status loss (`cancel_reason` tells which: status loss is a lost turn, not a hang; a dead
+worker or a job stalled in the queue is `worker-dead` / `queued-stall`). A turn that launched a
+job stops maestro's companion broker before it lets go of the job lock (issue 12 §1.1).
 """
 
 import os
@@ -71,6 +75,7 @@ class ReadOutcome:
     evidence: list = field(default_factory=list)  # stderr material
     cancel_reason: str = ""  # deadline | idle | status-lost | signal-term … when maestro cancelled the job
     interrupted: bool = False  # a signal ended the turn
+    refused: str = ""  # why the companion's task would not be read-only (rc 11, nothing launched)
 
 
 class ReadTurn(CompanionTurn):
@@ -83,6 +88,12 @@ class ReadTurn(CompanionTurn):
     def run(self, prompt: str) -> ReadOutcome:
         outcome = ReadOutcome(rc=Exit.USAGE)
         route = self.routing
+        from maestro.codex import read_only
+
+        outcome.refused = read_only.enforce(self.transport)  # the verdict is cached per companion file
+        if outcome.refused:
+            outcome.rc = Exit.BLOCKED
+            return outcome
         joblock = self.joblock_factory()
         acquired = joblock.acquire()
         if acquired == Exit.FAILED:  # a signal ended the wait: nothing is held, nothing was launched
@@ -94,6 +105,7 @@ class ReadTurn(CompanionTurn):
                                     "launched")
             return outcome
         keep_joblock = False
+        launched = False
         try:
             if route.note:
                 self.emit(route.note)
@@ -102,6 +114,7 @@ class ReadTurn(CompanionTurn):
                 return outcome
             turn_started = self.clock()
             rc, job, output = self.transport.launch(prompt, write=False, model=route.model, effort=route.flag)
+            launched = rc == Exit.OK
             if rc != Exit.OK:
                 outcome.evidence.append(output)
                 return outcome
@@ -138,6 +151,11 @@ class ReadTurn(CompanionTurn):
             outcome.rc, outcome.result = Exit.OK, text
             return outcome
         finally:
+            if outcome.job:
+                ended = "completed" if outcome.rc == Exit.OK else "cancelled" if outcome.cancel_reason else "failed"
+                self.transport.note_end(outcome.job, ended, reason=outcome.cancel_reason)
+            if launched:
+                self.transport.shutdown_broker()  # still under the job lock: no other job of ours is running
             if not keep_joblock and joblock.release() != Exit.OK and outcome.rc == Exit.OK:
                 outcome.evidence.append("the companion job lock changed under this turn and could not be released "
                                         "safely")
@@ -156,10 +174,12 @@ class ReadTurn(CompanionTurn):
                   f"effort={self.routing.flag or 'null'}; recorded model={model} effort={effort}")
 
     def _cancel(self, outcome: ReadOutcome, reason: str, rc: int) -> ReadOutcome:
-        """Cancel exactly this turn's job — never any other (a read turn owns no one else's work)."""
-        acknowledged = self.transport.cancel(outcome.job)
-        request = "acknowledged" if acknowledged else "unconfirmed"
-        self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={outcome.job} log=unknown")
+        """Cancel exactly this turn's job — never any other (a read turn owns no one else's work), and not
+        a dead worker's: the companion's cancel kills the pid's process tree, which may be someone else's now."""
+        request = "not-attempted"
+        if reason != "worker-dead":
+            request = "acknowledged" if self.transport.cancel(outcome.job) else "unconfirmed"
+            self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={outcome.job} log=unknown")
         source = "signal-handler" if reason.startswith("signal-") else "request"
         outcome.evidence.append(f"CANCELLATION_FACT: job={outcome.job} reason={reason} request={request} "
                                 f"source={source}")

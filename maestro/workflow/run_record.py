@@ -41,8 +41,11 @@ def session_id():
 
 
 class RunRecorder:
-    def __init__(self, ctx, kind: str, plan_text: str, plan_path: str = None, verify: str = None):
+    def __init__(self, ctx, kind: str, plan_text: str, plan_path: str = None, verify: str = None, *, worktree=None):
         self.ctx, self.kind, self.plan_path, self.verify = ctx, kind, plan_path, verify
+        # a --worktree run (workflow/worktree_run.WorktreeRun): its memory is the user's checkout's, and its
+        # next command re-enters that worktree
+        self.worktree = worktree
         self.title = outcomes.plan_title(plan_text)
         if plan_path:
             self.task_id = outcomes.task_id_for_plan(plan_path)
@@ -83,7 +86,7 @@ class RunRecorder:
         from maestro.memory.project import handoffs
         from maestro.memory.project import files as project
 
-        memory = project.ProjectMemory(self.ctx.root)
+        memory = project.ProjectMemory(self.worktree.user_root if self.worktree is not None else self.ctx.root)
         questions = outcomes.tail(result_text) if state == "NEEDS_ANSWERS" and result_text else None
         verify = self.last_verify or ({"command": self.verify, "last_state": None, "last_rc": None,
                                        "last_output_tail": ""} if self.verify else None)
@@ -98,8 +101,14 @@ class RunRecorder:
         if state in outcomes.OPEN_STATES:
             handoffs.write(memory, task_id=self.task_id, kind=self.kind, title=self.title, plan=value["plan"],
                            state=state, iterations=iterations,
-                           next_command=handoffs.next_step(state, value["plan"], self.verify, self.kind, self.task_id),
+                           next_command=handoffs.next_step(state, value["plan"], self.verify, self.kind, self.task_id,
+                                                           **self._worktree_options()),
                            questions=value["questions"], files=[*value["files_changed"], *self.named],
                            outcome=value["id"], session_id=value["session_id"])
         else:
             handoffs.remove(memory, self.task_id)
+
+    def _worktree_options(self) -> dict:
+        if self.worktree is None:
+            return {}
+        return {"worktree": self.worktree.name, "worktree_dir": self.worktree.directory}

@@ -2,8 +2,11 @@
 the caller's write lease and a companion job lock, polled to an end, classified by its RESULT line.
 
 Shared by `loop` and `watchdog`. Return codes: 0 DONE, 10 NEEDS_ANSWERS, 11 BLOCKED (including
-every companion failure after launch: no second billed attempt), 4 FAILED (the implementer said
-so), 3 could not start, 125 POISONED (a cancellation whose end was never observed).
+every companion failure after launch: no second billed attempt; `reason` "quota" when Codex
+reported a usage/rate limit, with its reset time in `reset`), 4 FAILED (the implementer said
+so), 3 could not start, 125 POISONED (a cancellation whose end was never observed, a worker that
+died, a job stalled in the queue). A turn that launched a job stops maestro's companion broker
+before it lets go of the job lock (issue 12 §1.1): no broker of maestro's outlives its work.
 """
 
 import os
@@ -59,6 +62,16 @@ CONTRACT = """
   add no abstraction, dependency or setting the plan did not ask for.
 """
 
+STALLED = {"worker-dead": "ended because its Codex worker process died",
+           "queued-stall": "ended because it stayed queued past MAESTRO_QUEUED_STALL_SEC (its worker never started)"}
+
+
+def _data_dir_note(transport) -> str:
+    """Where maestro's companion keeps this job's files (the user's own `/codex:status` does not list it)."""
+    data = (getattr(transport, "env", None) or {}).get("CLAUDE_PLUGIN_DATA")
+    return f" (maestro's companion data dir: {data})" if data else ""
+
+
 _RESULT_LINE = re.compile(r"RESULT:\s*(DONE|NEEDS_ANSWERS|BLOCKED|FAILED)(?:\s*[^\w\s].*)?\s*")
 STATE_RC = {"DONE": Exit.OK, "NEEDS_ANSWERS": Exit.NEEDS_ANSWERS, "BLOCKED": Exit.BLOCKED, "FAILED": Exit.FAILED}
 
@@ -81,6 +94,8 @@ class TurnOutcome:
     evidence: list = field(default_factory=list)  # stderr material
     state: str = ""  # DONE/NEEDS_ANSWERS/BLOCKED/FAILED, or '' when no valid record
     started: bool = False  # a job was launched (the loop counts an attempt)
+    reason: str = ""  # why a BLOCKED turn is blocked when it is not the plan's fault: "quota"
+    reset: str = ""  # when the usage limit resets, as Codex said it ("at 3:45 PM"), or ''
 
 
 def write_routing(pins):
@@ -123,10 +138,11 @@ class CompanionTurn:
 class WriteTurn(CompanionTurn):
     """One Write turn. `lease` is the caller's WriteLease; `transport` a companion Transport."""
 
-    def __init__(self, *, lease, pins, **common):
+    def __init__(self, *, lease, pins, checkpoint=None, **common):
         super().__init__(**common)
         self.lease = lease
         self.pins = pins
+        self.checkpoint = checkpoint  # (plan) -> a Pending checkpoint or None (maestro.provenance.checkpoint)
 
     def run(self, plan: str) -> TurnOutcome:
         outcome = TurnOutcome(rc=Exit.USAGE)
@@ -140,6 +156,8 @@ class WriteTurn(CompanionTurn):
         try:
             if not self._ready_to_launch(outcome, routing):
                 return outcome
+            # the tree before this write, taken only once the lease's guard confirmed we still hold it
+            pending = self.checkpoint(plan) if self.checkpoint is not None else None
             turn_started = self.clock()
             model, effort, _ = routing
             rc, job, output = self.transport.launch(plan + CONTRACT, write=True, model=model, effort=effort)
@@ -148,11 +166,15 @@ class WriteTurn(CompanionTurn):
                 return outcome
             outcome.started = True
             if not job:
+                if pending is not None:
+                    pending.name(job)
                 keep_joblock = True  # a job may exist that we cannot name: keep both locks
                 return self._unnamed_job(outcome, output)
             self.job = outcome.job = job
-            return self._follow(outcome, joblock, routing, turn_started)
+            return self._follow(outcome, joblock, routing, turn_started, pending)
         finally:
+            if outcome.started:
+                self.transport.shutdown_broker()  # still under the job lock: no other job of ours is running
             if (not keep_joblock and joblock.release() != Exit.OK
                     and outcome.rc in (Exit.OK, Exit.NEEDS_ANSWERS, Exit.FAILED)):
                 outcome.evidence.append("WATCHDOG_BLOCKED: the companion job lock could not be released safely")
@@ -227,11 +249,14 @@ class WriteTurn(CompanionTurn):
                              f"{CLEAR_JOB_LOCK} if the job lock is still held)"]
         return outcome
 
-    def _follow(self, outcome: TurnOutcome, joblock, routing, turn_started: float) -> TurnOutcome:
-        """Publish the launched job, poll it to an end, and classify that end."""
+    def _follow(self, outcome: TurnOutcome, joblock, routing, turn_started: float, pending=None) -> TurnOutcome:
+        """Publish the launched job, name its checkpoint, poll it to an end, and classify that end."""
         job = outcome.job
         model, effort, _ = routing
-        if not (self.lease.publish_job(job) and joblock.publish_job(job)):
+        published = self.lease.publish_job(job) and joblock.publish_job(job)
+        if pending is not None:  # after publication: another run asking who holds the lease learns the job at once
+            pending.name(job)
+        if not published:
             return self._cancel(outcome, "launch-publication-failed", joblock)
         self.emit(f"WATCHDOG: started {job} (model={model} effort={effort or self.pins.impl_effort}, write mode, "
                   f"max_idle={self.max_idle:g}s poll={self.poll:g}s)")
@@ -258,6 +283,8 @@ class WriteTurn(CompanionTurn):
         if evidence:
             outcome.evidence.append(evidence.rstrip("\n"))
         outcome.result = text
+        if (end == "failed" or rc != Exit.OK or not result_state(text)) and self._usage_limit(outcome):
+            return outcome
         if end == "failed" or rc != Exit.OK:
             outcome.evidence.append(f"job {job} ended in state {detail}" if end == "failed" else
                                     f"job {job} returned an empty or failed result twice")
@@ -266,7 +293,26 @@ class WriteTurn(CompanionTurn):
         if not outcome.state:
             return self._companion_failure(outcome)
         outcome.rc = STATE_RC[outcome.state]
+        self.transport.note_end(job, "completed", result=outcome.state)
         return outcome
+
+    def _usage_limit(self, outcome: TurnOutcome) -> bool:
+        """A job that ended on a usage/rate/quota limit: BLOCKED with reason quota, no attempt counted.
+        Only Codex's own failure text says so (the job's errorMessage, the companion's `Codex error:` log
+        lines: codex/quota.py), never the result text nor the summary: a plan or a reply may discuss rate limits."""
+        from maestro.codex import quota
+
+        status = self.transport.last_status.get(outcome.job)
+        hit, reset = quota.limit_hit("\n".join((status.error if status else "",
+                                                quota.log_errors(self.transport.log_file(outcome.job)))))
+        if not hit:
+            return False
+        outcome.rc, outcome.reason, outcome.reset = Exit.BLOCKED, "quota", reset
+        outcome.evidence.append(f"WATCHDOG_BLOCKED: reason=quota job={outcome.job} — Codex reported a usage, rate or "
+                                f"quota limit{f' (resets {reset})' if reset else ''}; this is not a failure of the "
+                                "plan and no implementation attempt was counted. Run again once the limit resets.")
+        self.transport.note_end(outcome.job, "quota", reason="quota", reset=reset)
+        return True
 
     def _verify_pin(self, job: str, model: str, effort: str) -> None:
         status = self.transport.status(job)
@@ -279,6 +325,7 @@ class WriteTurn(CompanionTurn):
                       f"recorded model={recorded_model} effort={recorded_effort}")
 
     def _companion_failure(self, outcome: TurnOutcome) -> TurnOutcome:
+        self.transport.note_end(outcome.job, "failed")
         outcome.rc = Exit.BLOCKED
         outcome.evidence += ["IMPLEMENTER_STATE: COMPANION_FAILURE",
                              f"WATCHDOG_BLOCKED: job={outcome.job} ended without a valid RESULT record (or its result "
@@ -290,7 +337,7 @@ class WriteTurn(CompanionTurn):
         outcome.result = "RESULT: BLOCKED\n"
         outcome.evidence.append(f"WATCHDOG_POISONED: job={outcome.job or 'unknown'} ended without confirmed quiescence; "
                                 "the write lease is retained. Check `status`, then recover with: "
-                                f"{CLEAR_LEASE}")
+                                f"{CLEAR_LEASE}{_data_dir_note(self.transport)}")
         return outcome
 
     def _log_of(self, job: str) -> str:
@@ -301,11 +348,14 @@ class WriteTurn(CompanionTurn):
         return self.transport.log_file(job)
 
     def _cancel(self, outcome: TurnOutcome, reason: str, joblock) -> TurnOutcome:
-        """Stage poison first, then cancel (spec §1.5/§3); a live turn's peers are cancelled too."""
+        """Stage poison first, then cancel (spec §1.5/§3; not a dead worker); a live turn's peers are cancelled too."""
         job = outcome.job or "unknown"
         staged = self.lease.stage_poison(job, reason)
         request = "not-attempted"
-        if staged and outcome.job:
+        # A dead worker is not cancelled: the companion's cancel kills the pid's process tree, and that
+        # pid may already be someone else's. The lease is poisoned anyway, and the broker's shutdown
+        # after the turn interrupts a patch it may still be applying.
+        if staged and outcome.job and reason != "worker-dead":
             request = "acknowledged" if self.transport.cancel(job) else "unconfirmed"
             self.emit(f"MAESTRO_POLL: cancel attempted reason={reason} job={job} log={self.transport.log_file(job)}")
             if reason.startswith("signal-"):
@@ -329,4 +379,8 @@ class WriteTurn(CompanionTurn):
         source = "signal-handler" if reason.startswith("signal-") else "request"
         outcome.evidence.append(f"CANCELLATION_FACT: job={job} reason={reason} request={request} source={source}")
         outcome.evidence.append(f"MAESTRO_CANCEL: job={job} reason={reason} request={request}")
+        if reason in STALLED:
+            outcome.evidence.append(f"WATCHDOG_POISONED: job={job} {STALLED[reason]}; the lease is poisoned as for "
+                                    "any unconfirmed write (the broker may still have been applying a patch)")
+        self.transport.note_end(outcome.job, "poisoned", reason=reason)
         return self._poisoned(outcome)

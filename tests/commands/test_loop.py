@@ -213,9 +213,18 @@ def test_busy_lease_blocks_a_second_loop(repo, fake):
     fake.set(turn_seconds=None, log_growth_bytes=10)
     first = start("loop", "--plan", str(plan(repo)), "--verify", "true", "--poll", "1", cwd=repo)
     assert wait_for(lambda: fake.calls("task"), timeout=20)
+    # the job id reaches the lease's metadata a moment after the companion saw the task: wait for that, not a clock
+    assert wait_for(lambda: "job_id=task-" in _read(lease_dir(repo) / "metadata"), timeout=20)
     second = run("loop", "--plan", str(plan(repo)), "--verify", "true", cwd=repo, env={"MAESTRO_LOCK_WAIT_SEC": "0"})
     assert second.rc == 11 and "write dispatch blocked; held by job=task-" in second.out
     finish(first, TERM)
+
+
+def _read(path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
 
 
 def read_until(proc, needle, timeout):

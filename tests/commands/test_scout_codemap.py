@@ -3,6 +3,7 @@ repository), built from the answer's path:line citations; an existing one is kep
 
 import hashlib
 import os
+import stat
 import subprocess
 
 import pytest
@@ -86,7 +87,15 @@ def test_secrets_and_the_companion_trailer_never_reach_the_codemap(repo, scout_e
     text = codemap_path(home, repo).read_text()
     assert "[Filtered:API key]" in text and "[Filtered:password]" in text and "SCOUT_SUMMARY: app.py:1" in text
     assert "Codex session ID" not in text and "Resume in Codex" not in text
-    for directory, _, names in os.walk(home / ".maestro"):
+    # The companion's own job files and log hold the prompt and the reply verbatim (its job record, not
+    # maestro's memory): they live in maestro's private companion data directory (0700, and each workspace's too).
+    companion_data = str(home / ".maestro" / "companion-data")
+    for directory, subdirs, names in os.walk(home / ".maestro"):
+        if directory == companion_data:
+            assert subdirs and stat.S_IMODE(os.lstat(directory).st_mode) == 0o700
+            assert all(stat.S_IMODE(os.lstat(os.path.join(directory, sub)).st_mode) == 0o700 for sub in subdirs)
+            subdirs.clear()
+            continue
         for name in names:
             path = os.path.join(directory, name)
             if os.path.isfile(path):

@@ -1422,3 +1422,33 @@ def test_utilities_writing_a_named_file_block(command):
 ])
 def test_utilities_look_alikes_stay_allowed(command):
     assert not _blocks_repo(command), command
+
+
+def test_the_gate_knows_every_maestro_verb():
+    """maestro_writes fails closed on a word that is not a maestro verb (`parallel maestro ::: rollback`
+    hands it `:::`): its list must be cli.VERBS exactly, or a new verb would be blocked (or a removed one kept)."""
+    from maestro.cli import VERBS
+    from maestro.hooks.bash_channels_maestro import MAESTRO_VERBS
+
+    assert MAESTRO_VERBS == frozenset(VERBS)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    ("maestro install", [("change", "settings.json")]),
+    ("maestro uninstall --yes", [("change", "settings.json")]),
+    ("maestro install --help", []),
+    ("maestro ::: rollback", [("run", None)]),
+    ("python3 -- maestro.pyz rollback --last", [("change", CWD, "tree")]),
+    ("python3 -m maestro.cli rollback x", [("change", CWD, "tree")]),
+    ("python3 -m maestro.commands.rollback --last", [("run", None)]),
+    ("sh bin/maestro checkpoints prune", [("change", CWD, "tree")]),
+    ("python3 -- tool.py --json", []),
+])
+def test_maestro_reached_by_every_road(argv, expected, monkeypatch, tmp_path):
+    """The gate-mend review (r21): each road to maestro's writing verbs; install/uninstall change settings.json."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    found = writes(argv)
+    summary = [(t.action, os.path.basename(t.path) if t.path and not t.tree else t.path) + (("tree",) if t.tree else ())
+               for t in found]
+    assert summary == expected, found

@@ -601,9 +601,9 @@ def test_a_render_records_one_sample_per_shown_section(maestro, home, tmp_path, 
     assert render["total"] == len(memory_part.encode()) - 1  # the snapshot text, without the blank line
     start(maestro, body)
     assert len(cost_ring(root)) == 2
-    # the cost ring, and the once-per-store repair's flag (and the store lock it took)
+    # the cost ring, the once-per-store repair's flag (and the store lock it took), what recall must not repeat
     assert sorted(p.name for p in (root / ".maestro-memory").iterdir()) == [
-        "cost.json", "cost.lock", "delimiter-repaired-v3", "store.lock"]
+        "cost.json", "cost.lock", "delimiter-repaired-v3", "recall", "store.lock"]
     assert not (home / ".maestro" / "logs").exists()
 
 

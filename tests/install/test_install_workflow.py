@@ -33,7 +33,7 @@ def test_help_names_the_four_hooks_and_explains_with_workflow_and_force(maestro)
     assert "--with-workflow also installs rules/workflow.md and the ralph-protocol skill" in result.out
     assert "/plugin install ralph-loop@claude-plugins-official" in result.out
     assert ".maestro-new" in result.out
-    assert "usage: maestro install [--with-workflow] [--force] [--bin-dir DIR] [--no-launcher]" in result.out
+    assert "usage: maestro install [--with-workflow] [--statusline] [--force] [--bin-dir DIR] [--no-launcher]" in result.out
     for option in ("--with-workflow", "--force"):
         assert any(line.startswith(option + " ") for line in result.out.splitlines()), option
 

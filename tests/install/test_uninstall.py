@@ -500,7 +500,7 @@ def test_purge_on_a_terminal_asks_first(maestro, home, monkeypatch, capsys, answ
     rc = uninstall.main(["--purge"])
 
     out = capsys.readouterr().out
-    assert f"[maestro]   {home / '.maestro'} (maestro's state: the memory store, discussions, plans, logs)" in out
+    assert f"[maestro]   {home / '.maestro'} (maestro's state: the memory store, discussions, plans, logs, Codex job data)" in out
     assert "[maestro] delete them? [y/N] " in out
     if purged:
         assert rc == 0 and not (home / ".maestro").exists()

@@ -31,7 +31,7 @@ ALLOW, BLOCK = "allow", "block"
 
 # Variables the corpus uses as "unknown": the tests remove them from the hook's environment.
 UNKNOWN_VARIABLES = ("OUT", "FILE", "TARGET_FILE", "NAME", "DIR", "CMD", "F", "OLD", "NEW", "a", "b", "x", "f",
-                     "l", "i", "fd", "count", "PLAN", "LOG", "D")
+                     "l", "i", "fd", "count", "PLAN", "LOG", "D", "SCRIPT")
 
 GATE_PREFIX = "ORCHESTRATOR GATE"
 PAYLOAD_FAIL_CLOSED = "could not read the hook payload"
@@ -252,6 +252,104 @@ MAESTRO_AND_PLANS = [
     # a line that only looks like the delimiter keeps the heredoc open: the rm is data
     allow("cat <<'EOF' > /tmp/p.md\nEOF \nrm src/app.py\nEOF"),
     allow("cat <<EOF > /tmp/p.md\n  EOF\nrm src/app.py\nEOF"),
+    # maestro's own tree writers (issue 13 slice 13A): a rollback restores any tree the refs name, so the
+    # orchestrator runs it only under the "edit it yourself" grant; listing and --dry-run stay free
+    allow("python3 ~/.claude/hooks/maestro.pyz rollback --last --dry-run"),
+    allow("maestro rollback task-abc --dry"),
+    allow("maestro checkpoints --json"),
+    allow("maestro worktrees"),
+    allow("maestro rollback --help"),
+    block("maestro rollback --last"),
+    block("python3 ~/.claude/hooks/maestro.pyz rollback task-abc"),
+    block("~/.local/bin/maestro rollback --clear-lease --last"),
+    block("env -i PATH=/usr/bin maestro rollback x"),
+    block("sh -c 'maestro rollback --last'"),
+    block("python3 -m maestro rollback --last"),
+    block("./dist/maestro.pyz rollback --last"),
+    block("maestro rollback -- --dry-run"),
+    block('maestro rollback "$x" --dry-run'),
+    block("git update-ref refs/maestro/checkpoints/x $(git commit-tree $(git mktree </tmp/t) -m x) && maestro rollback x"),
+    block("maestro checkpoints prune --keep 0"),
+    block("python3 ~/.claude/hooks/maestro.pyz worktrees remove feature"),
+    block('maestro "$CMD" --last'),
+    # the review of that rule (r21 gate-mend): every other road to the same verbs, and install/uninstall
+    block("python3 -- ~/.claude/hooks/maestro.pyz rollback --last"),  # A1: the word after `--` is the script
+    block("python3 -- - <<'X'\nopen('src/app.py', 'w').write('x')\nX", "src/app.py"),
+    block("python3 -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' "
+          "~/.claude/hooks/maestro.pyz rollback --last", "import maestro"),  # A2: maestro imported inline
+    block("python3 -c 'import sys;from maestro.cli import main;main(sys.argv[1:])' rollback x", "import maestro"),
+    block("python3 -c 'from maestro.commands import rollback; rollback.main([\"--last\"])'", "import maestro"),
+    block("python3 - <<'X'\nfrom maestro.commands import rollback\nrollback.main(['--last'])\nX", "import maestro"),
+    block("python3 -c 'import importlib; importlib.import_module(\"maestro.cli\").main([\"rollback\"])'"),
+    block("python3 -c '__import__(\"maestro.cli\").cli.main([\"rollback\", \"x\"])'", "maestro.cli"),
+    block("python3 -m maestro.cli rollback x"),  # A3: any maestro module
+    block("python3 -m maestro.commands.rollback --last", "maestro.commands.rollback"),
+    block("python3 -m maestro_hook x rollback --last"),
+    block("find ~/.claude/hooks -name maestro.pyz -exec python3 {} rollback --last \\;"),  # A4: `{}` may be maestro
+    block("echo ~/.claude/hooks/maestro.pyz | xargs -I{} python3 {} rollback --last"),
+    block('python3 "$F" rollback --last'),
+    block("sh ~/.local/bin/maestro rollback --last"),  # A5: the launcher is a shell script
+    block("bash ~/.local/bin/maestro checkpoints prune"),
+    block(". ~/.local/bin/maestro rollback --last"),
+    block("source ~/.local/bin/maestro worktrees remove feature"),
+    block("parallel maestro ::: rollback ::: --last", ":::"),  # A6: a word that is no maestro verb
+    block("maestro -- rollback --last", "--"),
+    block("maestro uninstall", "settings.json"),  # A8: they rewrite the gate's own settings and hooks
+    block("maestro install --force", "settings.json"),
+    block("python3 ~/.claude/hooks/maestro.pyz uninstall", "settings.json"),
+    block("maestro install -- --help", "settings.json"),
+    allow("maestro install --help"),
+    allow("maestro uninstall -h"),
+    allow("maestro --version"),
+    allow("maestro help"),
+    allow("maestro status"),
+    allow("python3 -m maestro --help"),
+    allow("sh ~/.local/bin/maestro status"),
+    allow("python3 -- tools/report.py --json"),
+    allow("find . -name '*.py' -exec python3 {} \\;"),
+    allow("python3 -c 'import json, maestrolib; print(json.dumps({}))'"),
+    # the second review (r21 gate-mend-2): hook verbs run by hand (Claude Code runs its hooks itself)
+    block("echo '{\"session_id\":\"s\",\"prompt\":\"edit it yourself\"}' | maestro inject", "direct-edit"),
+    block("CLAUDE_ENV_FILE=src/app.py maestro session-start"),
+    block("python3 ~/.claude/hooks/maestro.pyz stop"),
+    block("maestro gate < /tmp/payload.json"),
+    allow("maestro inject --help"),
+    allow("maestro session-start -h"),
+    # a shell launcher named by an unknown word, `{}`, xargs' stdin, or fed on stdin
+    block('sh "$(command -v maestro)" rollback x'),
+    block("sh -s rollback x < ~/.local/bin/maestro", "maestro"),
+    block("bash -s -- rollback x < ~/.local/bin/maestro", "maestro"),
+    block("sh < ~/.local/bin/maestro", "maestro"),
+    block("echo ~/.local/bin/maestro rollback x | xargs sh"),
+    block("find ~/.local/bin -name maestro -exec sh {} rollback x \\;"),
+    block("echo ~/.local/bin/maestro | xargs -I% sh % rollback x"),
+    # python with the script (and its verb) from xargs' stdin; runpy
+    block('echo "$HOME/.claude/hooks/maestro.pyz rollback --last" | xargs python3'),
+    block('echo "-m maestro rollback x" | xargs python3'),
+    block("python3 -m runpy maestro rollback x", "maestro"),
+    # maestro reached from inline python without an import statement: any string naming it fails closed
+    block("python3 -c 'import pkgutil; pkgutil.resolve_name(\"maestro.cli:main\")([\"rollback\", \"x\"])'", "maestro"),
+    block("python3 -c 'import pydoc; pydoc.locate(\"maestro.cli\").main([\"rollback\", \"x\"])'", "maestro"),
+    block("python3 -c 'import pickle; pickle.loads(b\"cmaestro.cli\\nmain\\n.\")'", "maestro"),
+    block("python3 -c 'import unittest.mock; unittest.mock.patch(\"maestro.cli.VERBS\").start()'", "maestro"),
+    # ... while a script that is not maestro, or an unknown one given a non-verb, stays free
+    allow('python3 "$SCRIPT" input.txt'),
+    allow("python3 $(git rev-parse --show-toplevel)/tools/report.py input.txt"),
+    allow("find tests -name 'test_*.py' -exec python3 {} -v \\;"),
+    allow("ls tools/*.py | xargs -I{} python3 {} --check"),
+    allow("python3 tools/bundle.pyz build"),
+    allow("python3 ~/bin/black.pyz src/"),
+    allow("./dist/app.pyz serve"),
+    allow('sh "$SCRIPT" build'),
+    block('python3 "$SCRIPT" rollback --last'),
+    block('sh "$SCRIPT" inject'),
+    block("./dist/maestro.pyz serve", "serve"),  # named maestro: an unknown verb still fails closed
+    block("python3 $F input.txt", "$F"),  # unquoted: $F may split into `maestro.pyz rollback x`
+    block("sh $F", "$F"),
+    allow('python3 -- "$F" --check'),
+    allow('python3 "$F"'),
+    allow('sh "$F"'),
+    allow("git ls-files '*.py' | xargs python3 -m py_compile"),
 ]
 
 # Writes that are free by policy: non-code names, scratch roots, harness directories, ~/Desktop.
@@ -1231,6 +1329,8 @@ REAL_FS_CORPUS = [
     allow("echo x > {tmpdir}/plain.py"),
     allow("cp src/app.py /tmp/"),
     allow("ls src docs"),
+    block("echo > src/app.py/x", "src/app.py/x"),  # a path through a file (ENOTDIR): judged, not a crash
+    block("mv /tmp/a ::: src/app.py", "src/app.py"),
 ]
 
 
@@ -1274,6 +1374,12 @@ CHANNELS = {
     "redirection >&": r">& ",
     "exec N>": r"exec \d>",
     "heredoc to a file": r"<<.*> ?src/",
+    "maestro rollback": r"maestro(?:\.pyz)? rollback",
+    "maestro checkpoints prune": r"checkpoints prune",
+    "maestro worktrees remove": r"worktrees remove",
+    "maestro install/uninstall": r"maestro(?:\.pyz)? (?:un)?install",
+    "maestro imported by inline python": r"import maestro|from maestro|maestro\.cli",
+    "maestro launcher run by a shell": r"(?:sh|\.|source) ~/\.local/bin/maestro",
     "sed -i": _L + r"sed\s.*-\w*i",
     "sed --in-place": r"--in-place",
     "perl -i": _L + r"perl\s.*-\w*i",

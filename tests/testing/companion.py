@@ -18,6 +18,21 @@ class FakeCompanion:
         tmp.write_text(json.dumps(knobs))
         os.replace(tmp, self.knobs_path)  # the fake re-reads the file at every call
 
+    def job_log(self, job):
+        """A job's log file wherever the fake keeps its state (maestro runs it with a private CLAUDE_PLUGIN_DATA)."""
+        return next(self.job_files(f"{job}.log"), self.dir / "state" / "jobs" / f"{job}.log")
+
+    def job_files(self, pattern="task-*.json"):
+        """The jobs' own files (`jobs/<id>.json`, `.log`) wherever the fake keeps them: under maestro's private
+        CLAUDE_PLUGIN_DATA (~/.maestro/companion-data/<ws>/state/<ws>/jobs/) or, without one, FAKE_COMPANION_STATE."""
+        home = self.dir.parent / "home" / ".maestro" / "companion-data"
+        return iter(sorted(home.glob(f"*/state/*/jobs/{pattern}")) + sorted(self.dir.glob(f"state/jobs/{pattern}")))
+
+    def brokers(self):
+        """Every broker process the fake started (knob broker=true): [{"pid", "state_dir", "data"}]."""
+        path = self.dir / "state" / "brokers.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
     def calls(self, subcommand=None):
         if not self.call_log.exists():
             return []

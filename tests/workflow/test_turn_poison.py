@@ -78,7 +78,7 @@ def test_poison_staging_that_fails_before_the_cancel_says_so_and_keeps_the_lease
     note = next(line for line in result.lines if "could not stage cancellation poison" in line)
     assert job.startswith("task-") and f"job={job} reason=idle" in note
     assert "the job was not cancelled and may still be running" in note
-    log = fake.dir / "state" / "jobs" / f"{job}.log"
+    log = fake.job_log(job)  # in maestro's private companion data dir (issue 12 §1.1)
     assert log.is_file() and f"log={log}" in note, note
     assert CLEAR_LEASE in note
     assert fake.calls("cancel") == []  # no cancel without its poison first

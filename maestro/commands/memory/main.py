@@ -13,6 +13,7 @@ from maestro.errors import Exit
 SUBCOMMANDS = {
     "add": ("maestro.commands.memory.add:main", "add an entry to a track (sanitized, stamped, summarized, deduplicated)"),
     "list": ("maestro.commands.memory.list:main", "print a track's entries (key: --branch; --archived)"),
+    "search": ("maestro.commands.memory.search:main", "rank the entries of every track for a query (exit 1 when nothing matches)"),
     "replace": ("maestro.commands.memory.replace:main", "replace the one entry containing --match (keeps its [id:])"),
     "remove": ("maestro.commands.memory.remove:main", "remove the one entry containing --match"),
     "archive": ("maestro.commands.memory.archive:main", "move the one entry containing --match to <TRACK>-archive.md"),

@@ -4,7 +4,7 @@ Register it with Claude Code:
   claude mcp add --scope user maestro-memory -- "$(command -v maestro)" memory mcp
 (the shell puts the launcher's absolute path in: Claude Code may start the server with another PATH)
 
-Tools: memory_add, memory_list, memory_suggest, memory_todo (each with a JSON input schema).
+Tools: memory_add, memory_list, memory_search, memory_suggest, memory_todo (each with a JSON input schema).
 A key-track entry is never written by this server: memory_add to key queues it, like
 `memory suggest`, for `maestro memory queue approve N`.
 
@@ -35,7 +35,7 @@ MAX_BATCH = 100
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 INSTRUCTIONS = ("maestro's durable memory. memory_add writes to a track, except key (decisions): key entries "
                 "are queued for a human to approve, never written directly. memory_list reads a track; "
-                "memory_suggest queues an entry; memory_todo manages todos.")
+                "memory_search finds entries by relevance across every track; memory_suggest queues an entry; memory_todo manages todos.")
 
 
 class Session:

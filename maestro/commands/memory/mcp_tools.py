@@ -21,6 +21,7 @@ TRACKS = ["global", "memory", "user", "project", "key", "daily", "reference"]
 TODO_ACTIONS = ["add", "list", "start", "done", "drop", "reopen"]
 TODO_LISTS = ["life", "work", "project", "daily"]
 LIST_DEFAULT, LIST_MAX = 50, 500
+SEARCH_DEFAULT, SEARCH_MAX = 10, 100
 MAX_TEXT_CHARS = 20_000  # a tool result's text; longer is cut with a marker
 MAX_ARG_CHARS = 100_000  # one string argument
 
@@ -70,6 +71,21 @@ TOOLS = [
                              "cwd": _CWD, "branches": _BRANCHES, "summary": _SUMMARY,
                              "reason": {"type": "string", "description": "why it is worth keeping"}},
                             ["content"])},
+    {"name": "memory_search",
+     "description": "Search maestro's durable memory: the entries of every track (global, user, daily, and the "
+                    "project, key and reference tracks of the cwd's repository) ranked by relevance to the query, "
+                    "best first, one line each: score, track, id, date, file, the entry's first line. Archived "
+                    "entries only with archived: true.",
+     "inputSchema": _schema({"query": {"type": "string", "description": "words to look for"},
+                             "tracks": {"type": "array", "items": {"type": "string", "enum": TRACKS}, "maxItems": 7,
+                                        "description": "only these tracks (default: every track)"},
+                             "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX,
+                                       "description": f"at most this many hits (default {SEARCH_DEFAULT})"},
+                             "cwd": _CWD,
+                             "branch": {"type": "string", "description": "favour entries of this branch"},
+                             "since": _DATE | {"description": "only entries dated YYYY-MM-DD or later"},
+                             "archived": {"type": "boolean", "description": "search the archives too"}},
+                            ["query"])},
     {"name": "memory_todo",
      "description": "Todos: add one (list work by default; due date, Eisenhower quadrant q1 urgent+important, q2 "
                     "important, q3 urgent, q4 neither), list them (ranked: overdue, due today, q1..q4; at most 8 "
@@ -218,6 +234,18 @@ def memory_suggest(args) -> str:
     return _queue(args.get("track") or "key", args)
 
 
+def memory_search(args) -> str:
+    """The verb's lines (commands/memory/search.py), or one line saying nothing matched (not an error)."""
+    from maestro.commands.memory.search import hit_line, run_search
+
+    hits = run_search(args["query"], tracks=args.get("tracks") or (), limit=args.get("limit", SEARCH_DEFAULT),
+                      cwd=_cwd(args), branch=args.get("branch"), since=args.get("since"),
+                      archived=bool(args.get("archived")))
+    if not hits:
+        return f"no entry matches {args['query'][:80]!r}"
+    return bounded("\n".join(hit_line(hit) for hit in hits))
+
+
 def memory_todo(args) -> str:
     from maestro.commands.memory.todo import todo_line
     from maestro.memory.store import todos as todo_mod
@@ -255,4 +283,4 @@ def memory_todo(args) -> str:
 
 
 HANDLERS = {"memory_add": memory_add, "memory_list": memory_list, "memory_suggest": memory_suggest,
-            "memory_todo": memory_todo}
+            "memory_search": memory_search, "memory_todo": memory_todo}

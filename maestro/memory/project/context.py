@@ -65,17 +65,43 @@ def pattern_lines(memory, project_root: str, open_items: list, timeout: float) -
     return lines
 
 
-def render(root: str, project_root: str, max_chars: int, timeout: float = 2.0) -> str:
+def open_items(root: str, project_root: str) -> list:
+    """The project's open handoffs (handoffs.load_open): session-start reads them once for `render`
+    and `focus`."""
+    return handoffs.load_open(project.ProjectMemory(project_root, root))
+
+
+def render(root: str, project_root: str, max_chars: int, timeout: float = 2.0, items: list = None) -> str:
+    """The block; `items` are the open handoffs when the caller already read them (else read here)."""
     memory = project.ProjectMemory(project_root, root)
-    open_items = handoffs.load_open(memory)
+    open_items = handoffs.load_open(memory) if items is None else items
     lines = []
-    resume = handoffs.resume_lines(memory)
+    resume = handoffs.resume_lines(memory, items=open_items)
     if resume:
         lines += ["Open work (maestro project memory):", *resume]
     patterns = pattern_lines(memory, project_root, open_items, timeout)
     if patterns:
         lines += ["Known patterns for the files in play:", *patterns]
     return bounded(lines, max_chars)
+
+
+FOCUS_ITEMS = 10
+FOCUS_CHARS = 4000
+
+
+def focus(root: str, project_root: str, branch, items: list = None) -> str:
+    """What this session is about, as session-start knows it without asking git again: the branch name
+    and the open tasks' titles, what they were doing and the files they changed (at most FOCUS_ITEMS
+    tasks, FOCUS_CHARS characters). The snapshot picks its Project Context entries by it
+    (maestro/memory/store/relevance.py). `items`: the open handoffs, when the caller already read them."""
+    if items is None:
+        memory = project.ProjectMemory(project_root, root)
+        items = handoffs.load_open(memory) if os.path.isdir(memory.handoffs) else []
+    parts = [branch or ""]
+    if items:
+        for item in items[:FOCUS_ITEMS]:
+            parts += [item.get("title") or "", item.get("doing") or "", *item.get("files", ())]
+    return " ".join(part for part in parts if part)[:FOCUS_CHARS]
 
 
 def bounded(lines: list, max_chars: int) -> str:

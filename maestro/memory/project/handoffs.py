@@ -116,12 +116,18 @@ def _clause(state: str, plan: str, kind: str, task_id: str):
     return None
 
 
-def next_step(state: str, plan: str, verify: str = None, kind: str = "loop", task_id: str = None) -> str:
-    """The command to run next, with every argument shell-quoted (an agent may run it as is)."""
+def next_step(state: str, plan: str, verify: str = None, kind: str = "loop", task_id: str = None, *,
+              worktree: str = None, worktree_dir: str = None) -> str:
+    """The command to run next, with every argument shell-quoted (an agent may run it as is). A run in an
+    isolated worktree (`worktree` NAME, `worktree_dir` when not the default place) continues there."""
+    place = ""
+    if worktree:  # the watchdog takes NAME only as --worktree=NAME (a bare word there is the plan)
+        place = (f" --worktree={_quote(worktree)}" if kind == "watchdog" else f" --worktree {_quote(worktree)}") + \
+            (f" --worktree-dir {_quote(worktree_dir)}" if worktree_dir else "")
     if kind == "watchdog":
-        rerun = f"maestro watchdog --file {_quote(plan)}" if plan else "maestro watchdog \"<the plan>\""
+        rerun = f"maestro watchdog{place} --file {_quote(plan)}" if plan else f"maestro watchdog{place} \"<the plan>\""
     else:
-        rerun = f"maestro loop --plan {_quote(plan)}" + (f" --verify {_quote(verify)}" if verify else "")
+        rerun = f"maestro loop{place} --plan {_quote(plan)}" + (f" --verify {_quote(verify)}" if verify else "")
     clause = _clause(state, plan, kind, task_id)
     return f"{clause}, then run: {rerun}" if clause else f"run again: {rerun}"
 
@@ -157,8 +163,9 @@ def short_step(state: str, plan: str, kind: str = "loop", task_id: str = None):
     return f"{clause}, then {again}" if clause else again
 
 
-def resume_lines(memory, limit: int = MAX_LINES) -> list:
-    items = load_open(memory)
+def resume_lines(memory, limit: int = MAX_LINES, items: list = None) -> list:
+    """The open tasks, then the newest session; `items` are the open handoffs when the caller already read them."""
+    items = load_open(memory) if items is None else items
     tasks = [item for item in items if item.get("kind") != "session"]
     sessions = [item for item in items if item.get("kind") == "session"]
     lines = [resume_line(item) for item in tasks[:limit]]

@@ -28,17 +28,56 @@ PLACEHOLDER = re.compile(r"\[Filtered:[^\]\[]+\]")
 SUMMARY_PLACEHOLDER = re.compile(r"\(Filtered:[^()\[\]]+\)")
 
 
+_MEMO_CHARS = 4096  # texts up to this long are remembered: an add filters the same line up to 4 times
+_MEMO_SIZE = 256
+_memo = {}
+
+
 def filter_text(text: str) -> str:
     """`text` with every secret replaced by its placeholder (for messages as well as entries).
 
     The table is imported here, not at module level: session-start's one-time repair imports the
-    store API (and so this module) but never filters, and compiling the table costs ~15 ms."""
-    from maestro.memory.store.sanitize_rules import RULES, placeholder
+    store API (and so this module) but never filters, and compiling the table costs ~15 ms.
+    A pure function, so results are memoized: composing one entry filters its first line and its
+    summary twice each (compose.clean_summary), which was most of `memory batch`'s time."""
+    found = _memo.get(text)
+    if found is not None:
+        return found
+    out = text
+    lowered = None
+    for anchors, sub, replacement in _table():
+        if anchors is not None:
+            ignore_case, literals = anchors
+            if ignore_case:
+                if lowered is None:
+                    lowered = out.lower()
+                haystack = lowered
+            else:
+                haystack = out
+            if not any(map(haystack.__contains__, literals)):
+                continue  # the pattern cannot match without one of them (sanitize_rules.ANCHORS)
+        changed = sub(replacement, out)
+        if changed is not out:
+            out, lowered = changed, None
+    if isinstance(text, str) and len(text) <= _MEMO_CHARS:
+        if len(_memo) >= _MEMO_SIZE:
+            _memo.clear()
+        _memo[text] = out
+    return out
 
-    for label, pattern in RULES:
-        replacement = (lambda _m, _l=label: placeholder(_l)) if isinstance(label, str) else label
-        text = pattern.sub(replacement, text)
-    return text
+
+_compiled = []
+
+
+def _table() -> list:
+    """(anchors, pattern.sub, replacement) of each rule, in order, built once per process."""
+    if not _compiled:
+        from maestro.memory.store.sanitize_rules import ANCHORS, RULES, placeholder
+
+        for (label, pattern), anchors in zip(RULES, ANCHORS, strict=True):
+            replacement = placeholder(label).replace("\\", "\\\\") if isinstance(label, str) else label
+            _compiled.append((anchors, pattern.sub, replacement))
+    return _compiled
 
 
 def sanitize(text: str):

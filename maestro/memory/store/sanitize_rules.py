@@ -255,3 +255,47 @@ RULES = [
     (_id_number, re.compile(r"\b[0-9]{17}[0-9Xx]\b", _A)),
     (_phone_number, re.compile(r"\b1[3-9][0-9]{9}\b", _A)),
 ]
+
+# What each rule of RULES (same position) cannot match without: `(ignore_case, literals)`. When none of
+# the literals is in the text (in its lower-cased form for an IGNORECASE rule), the rule's pattern cannot
+# match it and is not run. Each literal is a piece every match of the pattern must contain (for the
+# ASCII-only IGNORECASE rules, str.lower() folds every ASCII letter the way the pattern does); `None`
+# means the rule always runs. Only a speed-up: tests/memory/store/test_sanitize_anchors.py checks every
+# rule's matches contain a literal, and the sanitize tests pin the results.
+_DIGITS = tuple("0123456789")
+ANCHORS = [
+    (False, ("-----BEGIN",)),
+    (False, ("PuTTY-User-Key-File-",)),
+    (False, ("Private-Lines:",)),
+    (False, ("://",)),
+    (False, ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA")),
+    (False, ("sk-",)),
+    (True, ("api", "access")),
+    (True, ("pass", "pwd")),
+    (True, ("bearer",)),
+    (False, ("密码",)),
+    (True, ("authorization",)),
+    (False, ("Basic",)),
+    (False, ("mysql", "mariadb")),
+    (False, ("curl",)),
+    (False, ("sshpass",)),
+    (True, ("accountkey", "sharedaccesskey", "sharedsecretvalue")),
+    (False, ("sig=",)),
+    (False, ("gh", "github_pat_")),
+    (True, ("aws",)),
+    (True, ("aws",)),
+    (False, ("xox", "xapp")),
+    (False, ("https://hooks.slack.com/services/",)),
+    (False, ("eyJ",)),
+    (False, ("k_live_", "k_test_", "whsec_", "AIza", "GOCSPX-", "ya29.", "1//0", "glpat-", "npm_", "hf_", "pypi-",
+             "SG.", "key-", "shp", "_v1_", "lin_api_", "PMAK-", "dapi", "hvs.", "ATATT3", "AGE-SECRET-KEY-1",
+             "glsa_")),
+    (False, (".",)),
+    (False, (":",)),
+    (False, ("[Filtered:AWS key]",)),
+    (True, ("token", "secret", "key", "_auth")),
+    (True, ("pass", "secret", "token", "api-key", "apikey")),
+    (True, ("pass",)),
+    (False, _DIGITS),
+    (False, _DIGITS),
+]

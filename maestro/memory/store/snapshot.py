@@ -9,7 +9,8 @@ Order (§2.6; Global before User, as the reference code does):
     # Global Memory        MEMORY.md                      2048 B, newest 8
     # User Memory          USER.md                        4096 B, newest 8
     # Project Key Memory   projects/<h>/KEY.md            6144 B, newest 12, branch-filtered; project only
-    # Project Context      projects/<h>/MEMORY.md         1024 B, newest 4, each cut to 600 chars; project only
+    # Project Context      projects/<h>/MEMORY.md         1024 B, 4: the newest + the most relevant to `focus`
+                           (relevance.py), each cut to 600 chars; project only
     # Project Knowledge    projects/<h>/REFERENCE.md      its first 2048 chars; project only
     # Recent Daily         yesterday's last, then today's 512 B, at most 2
     # ⚠️ Memory Write Backlog  a fixed text while session_id's write-guard state says alert
@@ -45,8 +46,9 @@ import datetime
 import re
 
 from maestro.memory.store import entry as grammar
+from maestro.memory.store import relevance
+from maestro.memory.store.tail import read_text, tail_entries
 from maestro.util.text import utf16_cut, utf16_len
-from maestro.memory.store.errors import StoreError
 
 SEPARATOR = "\n---\n"
 SEPARATOR_BYTES = len(SEPARATOR.encode())
@@ -98,11 +100,12 @@ class SectionStats:
 
 
 class Snapshot:
-    __slots__ = ("text", "sections", "empty", "clipped", "scale", "damaged")
+    __slots__ = ("text", "sections", "empty", "clipped", "scale", "damaged", "shown")
 
-    def __init__(self, text, sections, empty=True, clipped=False, scale=1.0, damaged=()):
+    def __init__(self, text, sections, empty=True, clipped=False, scale=1.0, damaged=(), shown=()):
         self.text, self.sections, self.empty, self.clipped, self.scale = text, sections, empty, clipped, scale
         self.damaged = damaged  # ((path, why), …): files shown with U+FFFD
+        self.shown = shown  # ((section key, entry as shown), …): what inject's recall must not repeat
 
     @property
     def total_bytes(self) -> int:
@@ -180,22 +183,6 @@ def _shown(value, limit: int = SESSION_VALUE_CHARS) -> str:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _read_text(path: str, damaged: list) -> str:
-    """The file's text; one that is not UTF-8 is decoded with U+FFFD and noted in `damaged`."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror or exc}", "io") from None
-    try:
-        return grammar.decode(data)
-    except StoreError as exc:
-        damaged.append((path, exc.message))
-        return data.decode("utf-8", "replace")
-
-
 class Sources:
     """Each section's candidate entries in file order (newest brace-collapsed), read once per render."""
 
@@ -211,7 +198,8 @@ class Sources:
         self.damaged = damaged  # ((path, why), …) of the files that are not UTF-8
 
 
-def read_sources(root: str, project: str = None, branch: str = None, today: datetime.date = None) -> Sources:
+def read_sources(root: str, project: str = None, branch: str = None, today: datetime.date = None,
+                 focus: str = "", count_dropped: bool = True) -> Sources:
     from maestro.memory.store import layout
 
     lay = layout.Layout(root)
@@ -219,35 +207,41 @@ def read_sources(root: str, project: str = None, branch: str = None, today: date
     damaged = []
 
     def entries_of(path):
-        return grammar.parse_entries(_read_text(path, damaged))
+        return grammar.parse_entries(read_text(path, damaged))
 
-    def track(name, keep=None, branch=None):
-        """The file's entries, those `branch` may see, the newest `keep` (the most a section can
-        show) brace-collapsed — collapsing 2 MB of entries nobody sees would be wasted time."""
-        entries = entries_of(lay.target(name, project).path)
-        if branch:  # the regex screen keeps a big store fast; only a hit is parsed
-            entries = [e for e in entries
-                       if not _BRANCH_ANY.search(e) or branch in (grammar.branches(e) or (branch,))]
-        cut = max(len(entries) - keep, 0) if keep is not None else 0
-        return entries[:cut] + [collapse_braces(e) for e in entries[cut:]]
+    def track(name, keep, branch=None):
+        """(the newest `keep` entries `branch` may see (the most a section can show), brace-collapsed, in
+        file order; how many visible entries come before them). Only the file's tail is parsed (see
+        `tail_entries`): at 20,000 entries, splitting and trimming every entry was most of session-start."""
+        def visible(entries):
+            if not branch:
+                return entries
+            # the regex screen keeps a big store fast; only a hit is parsed
+            return [e for e in entries if not _BRANCH_ANY.search(e) or branch in (grammar.branches(e) or (branch,))]
+
+        entries, before = tail_entries(lay.target(name, project).path, keep, damaged, visible, count_dropped)
+        return [collapse_braces(e) for e in entries], before
 
     key, recall, reference, total, sliced = [], [], "", 0, set()
     if project:
-        key = track("key", SECTIONS["key"][2], branch)
-        timeline = track("project", SECTIONS["autoRecall"][2])
-        total = len(timeline)
-        for e in timeline[-SECTIONS["autoRecall"][2]:]:
+        key, key_before = track("key", SECTIONS["key"][2], branch)
+        key = [""] * key_before + key  # placeholders: only the newest are ever fitted; fit counts the rest as dropped
+        shown = SECTIONS["autoRecall"][2]
+        timeline, before = track("project", relevance.WINDOW if focus else shown)
+        total = before + len(timeline)
+        for e in relevance.choose(timeline, focus, shown):  # the newest, and the ones the focus names
             if len(e) > CONTEXT_ENTRY_CHARS:
                 e = e[: CONTEXT_ENTRY_CHARS - 1] + "…"
                 sliced.add(e)
             recall.append(e)
-        reference = collapse_braces(grammar.trim(_read_text(lay.target("reference", project).path, damaged)))
+        reference = collapse_braces(grammar.trim(read_text(lay.target("reference", project).path, damaged)))
     daily = []
     for day in (today - datetime.timedelta(days=1), today):
         entries = entries_of(lay.target("daily", date=day.isoformat()).path)
         if entries:
             daily.append(collapse_braces(entries[-1]))
-    memory, user = track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2])
+    (memory, memory_before), (user, user_before) = track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2])
+    memory, user = [""] * memory_before + memory, [""] * user_before + user
     return Sources(memory, user, key, recall, reference, daily, total, frozenset(sliced), tuple(damaged))
 
 
@@ -255,19 +249,19 @@ def read_sources(root: str, project: str = None, branch: str = None, today: date
 
 
 def _section(key: str, sources: Sources, cap: int, budget: int):
-    """(stats, body or '')."""
+    """(stats, body or '', the entries shown)."""
     title = SECTIONS[key][0]
     stats = SectionStats(key, title, cap, budget)
     if key == "reference":
         text = sources.reference
         if not text:
-            return stats, ""
+            return stats, "", []
         if len(text) > cap:
             room = cap - len(TRUNCATED)
             text = (grammar.trim(text[:room]) + TRUNCATED) if room > 0 else TRUNCATED
             stats.truncated = 1
         stats.entries, stats.bytes = 1, _size(text)
-        return stats, text
+        return stats, text, grammar.parse_entries(text)
     entries = getattr(sources, key)
     kept, dropped, truncated = fit(entries, cap, budget, daily=key == "recentDaily")
     if key == "autoRecall":
@@ -275,7 +269,7 @@ def _section(key: str, sources: Sources, cap: int, budget: int):
         truncated += sum(1 for e in kept if e in sources.sliced)
     body = SEPARATOR.join(kept)
     stats.entries, stats.dropped, stats.truncated, stats.bytes = len(kept), dropped, truncated, _size(body)
-    return stats, body
+    return stats, body, kept
 
 
 def compose(sources: Sources, project: bool, session_id=None, session_name=None, caps=None,
@@ -287,19 +281,21 @@ def compose(sources: Sources, project: bool, session_id=None, session_name=None,
                           (("sessionId", session_id), ("sessionName", session_name)) if value)
         blocks.append("# Session\n" + line)
         rows.append(SectionStats("session", "# Session", bytes=_size(line), entries=1))
-    empty = True
+    empty, shown = True, []
     for key, (title, cap, budget) in SECTIONS.items():
         if key in PROJECT_SECTIONS and not project:
             continue
         cap = max(int(caps.get(key, cap) * scale), 0)
-        stats, body = _section(key, sources, cap, budget)
+        stats, body, kept = _section(key, sources, cap, budget)
         rows.append(stats)
         if body:
             empty = False
             blocks.append(f"{title}\n{body}")
+            shown += [(key, entry) for entry in kept]
     text = collapse_braces("\n\n".join(blocks)) + tail(sources.damaged, backlog)
     text = text if blocks else text[2:]  # no section: the tail alone, without its leading blank line
-    return Snapshot(text, rows, empty and not sources.damaged, scale=scale, damaged=sources.damaged)
+    return Snapshot(text, rows, empty and not sources.damaged, scale=scale, damaged=sources.damaged,
+                    shown=tuple(shown))
 
 
 def tail(damaged, backlog: bool) -> str:
@@ -317,13 +313,17 @@ def tail(damaged, backlog: bool) -> str:
 
 
 def render(root: str, project: str = None, branch: str = None, session_id=None, session_name=None,
-           today: datetime.date = None, caps=None, max_chars: int = None) -> Snapshot:
+           today: datetime.date = None, caps=None, max_chars: int = None, focus: str = "",
+           count_dropped: bool = True) -> Snapshot:
     """The snapshot of the store at `root` for the project root `project` (None: no project sections)
     and `branch` (None: no branch filter). `caps` overrides section caps by key; `max_chars` bounds
     the whole text (UTF-16 code units), scaling every cap down when needed. With a `session_id` whose
-    write-guard state says alert, the fixed backlog section comes just before the note."""
+    write-guard state says alert, the fixed backlog section comes just before the note. `focus` (what
+    the session is about: branch, open tasks, their files) picks the Project Context entries with the
+    newest (relevance.py); without it they are the newest. `count_dropped` False leaves the older entries
+    of a big file uncounted in the stats' `dropped` (tail.py; the hook records bytes only)."""
     branch = branch if branch and branch != "HEAD" else None
-    sources = read_sources(root, project, branch, today)
+    sources = read_sources(root, project, branch, today, focus, count_dropped)
     backlog = False
     if session_id is not None:
         from maestro.memory.store import write_guard as guard

@@ -73,6 +73,15 @@ class _Prepared:
     summary: str
 
 
+@dataclass
+class _File:
+    """One file an add (or batch) appends to: its entries so far, their ids and dedupe keys."""
+    entries: list
+    ids: set
+    keys: set
+    grown: bool = False
+
+
 def shown(text: str, limit: int = 80) -> str:
     """A user-supplied string fit for a one-line message: secrets filtered, one line, bounded."""
     text = "".join(ch if ch.isprintable() else " " for ch in filter_text(text))
@@ -150,7 +159,11 @@ class Store:
         prepared = [self._at(i, indexed, self._prepare, request) for i, request in enumerate(requests)]
         try:
             with self.transaction() as tx:
-                results = [self._at(i, indexed, self._add, tx, item) for i, item in enumerate(prepared)]
+                files = {}  # path -> _File: each file read, indexed and staged once per batch, not once per entry
+                results = [self._at(i, indexed, self._add, tx, item, files) for i, item in enumerate(prepared)]
+                for path, file in files.items():
+                    if file.grown:
+                        tx.stage(path, file.entries)
                 tx.commit()
         except StoreError as exc:
             raise _with_repair_hint(exc) from None
@@ -200,23 +213,32 @@ class Store:
         summary = clean_text(request.summary, "summary") if request.summary is not None else None
         return _Prepared(target, clean_text(text), now, False, branches, summary)
 
-    def _add(self, tx: Transaction, item: _Prepared) -> AddResult:
+    def _add(self, tx: Transaction, item: _Prepared, files: dict) -> AddResult:
         target = item.target
         if item.idle:
             return AddResult(target.track, target.path, duplicate=True, reason="idle")
-        entries = tx.read(target.path)
-        ids = {grammar.entry_id(e) for e in entries} - {None}
+        file = files.get(target.path)
+        if file is None:
+            entries = tx.read(target.path)
+            file = files[target.path] = _File(entries, {grammar.entry_id(e) for e in entries} - {None},
+                                              {compose.same_entry_key(e) for e in entries})
         new_id = token_hex(4)
-        while new_id in ids:
+        while new_id in file.ids:
             new_id = token_hex(4)
         stored = compose.compose(target.track, item.text, item.now, new_id, item.branches, item.summary)
         key = compose.same_entry_key(stored)
-        if any(compose.same_entry_key(e) == key for e in entries):
+        if key in file.keys:
             return AddResult(target.track, target.path, duplicate=True, reason="exists")
         stored_id = grammar.entry_id(stored)
-        if stored_id in ids:
+        if stored_id in file.ids:
             raise StoreError(f"id {stored_id} is already used by another entry in {target.path}", "conflict")
-        tx.stage(target.path, entries + [stored])
+        if not grammar.is_storable(stored):  # what tx.stage checks, said for this entry (the batch stages once)
+            raise StoreError(f"refusing to write {target.path}: an entry would not read back as itself", "invalid")
+        file.entries.append(stored)
+        if stored_id is not None:
+            file.ids.add(stored_id)
+        file.keys.add(key)
+        file.grown = True
         return AddResult(target.track, target.path, stored, stored_id)
 
     # --- reads -----------------------------------------------------------------------------

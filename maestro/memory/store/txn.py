@@ -11,6 +11,8 @@ file as it was. Files are committed in the order first staged (an archive before
 is moved out of: a crash between the two leaves the entry in both, never in neither); when one
 file's write fails, the files already written are restored. A writer killed mid-write leaves at
 most its `.<file>.maestro-tmp-<pid>` temp file, which the next writer of that file removes.
+A commit also refreshes the search index for the files it wrote (index.py; the index is a cache:
+its failure never fails the write, and the next search's stat check repairs what it missed).
 """
 
 import json
@@ -120,6 +122,16 @@ def _write(path: str, data: bytes) -> None:
         raise StoreError(f"re-reading {path} after the write did not give back what was written", "io")
 
 
+def _refresh_index(layout, paths) -> None:
+    """Bring the search index (index.py) up to date with the files just written, still under the lock.
+    Only when an index exists (the next search builds one), and never failing the committed write."""
+    if not os.path.exists(os.path.join(layout.meta_dir, "index.sqlite3")):
+        return
+    from maestro.memory.store import index
+
+    index.refresh_written(layout.root, paths)
+
+
 class Transaction:
     def __init__(self, layout, timeout: float = None):
         self.layout = layout
@@ -207,7 +219,10 @@ class Transaction:
         for path, _original, data, entries in written:
             self._files[path] = (data, entries)
         self._staged.clear()
-        return [item[0] for item in written]
+        paths = [item[0] for item in written]
+        if paths:
+            _refresh_index(self.layout, paths)
+        return paths
 
     @staticmethod
     def _rollback(written) -> list:

@@ -124,12 +124,12 @@ def test_ping_and_a_notification_gets_no_reply(ready):
 
 def test_requests_before_initialize_are_answered(server):
     assert server.request("ping")["result"] == {}
-    assert len(server.request("tools/list")["result"]["tools"]) == 4
+    assert len(server.request("tools/list")["result"]["tools"]) == 5
 
 
 def test_tools_list_gives_closed_schemas_with_required_fields(ready):
     tools = {t["name"]: t for t in ready.request("tools/list")["result"]["tools"]}
-    assert set(tools) == {"memory_add", "memory_list", "memory_suggest", "memory_todo"}
+    assert set(tools) == {"memory_add", "memory_list", "memory_search", "memory_suggest", "memory_todo"}
     for tool in tools.values():
         schema = tool["inputSchema"]
         assert tool["description"] and schema["type"] == "object" and schema["additionalProperties"] is False
