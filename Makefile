@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PYZ := dist/maestro.pyz
 
-.PHONY: build test test-source test-pyz test-stress bench mutants demo clean
+.PHONY: build test test-source test-source-covered test-source-rest test-pyz test-stress bench mutants demo clean
 
 $(VENV)/.installed: requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,29 +17,37 @@ $(VENV)/.installed: requirements-dev.txt
 build: $(VENV)/.installed
 	$(PY) build.py --output $(PYZ)
 
-# Three runs side by side: the source tree (with coverage), the built archive, and the stress
-# trials (real processes on the source target, mostly waiting on them: they fill the cores the other
-# two leave idle). Each background run gets its own pytest temp root so no run cleans up another's
-# dirs; their reports follow the source run's.
+# Three jobs side by side on CI's 2 cores: the built archive (the longest single run); the source tree
+# without the hooks and installer; and the stress trials followed by the hooks and installer with coverage
+# (the two shorter runs in one job, so that no job is left running alone at the end). Each background job
+# gets its own pytest temp root so no run cleans up another's dirs; their reports follow the source run's.
+# The source-tree runs install the archive just built (MAESTRO_TEST_BUILT_PYZ, tests/conftest.py)
+# instead of building their own.
 test: build
 	@rm -f .test-pyz.log .test-stress.log; mkdir -p "$${TMPDIR:-/tmp}/maestro-test-pyz" "$${TMPDIR:-/tmp}/maestro-test-stress"
 	@PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-pyz" $(MAKE) --no-print-directory test-pyz \
 		> .test-pyz.log 2>&1 & pyz=$$!; \
-	PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-stress" $(MAKE) --no-print-directory test-stress \
-		> .test-stress.log 2>&1 & stress=$$!; \
-	$(MAKE) --no-print-directory test-source; source_rc=$$?; \
+	export MAESTRO_TEST_BUILT_PYZ=$(CURDIR)/$(PYZ); \
+	(export PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-stress"; \
+		$(MAKE) --no-print-directory test-stress; stress_rc=$$?; \
+		$(MAKE) --no-print-directory test-source-covered && test $$stress_rc -eq 0) > .test-stress.log 2>&1 & stress=$$!; \
+	$(MAKE) --no-print-directory test-source-rest; source_rc=$$?; \
 	wait $$pyz; pyz_rc=$$?; wait $$stress; stress_rc=$$?; \
 	echo "--- against the built archive ($(PYZ)) ---"; cat .test-pyz.log; \
-	echo "--- stress trials (source tree) ---"; cat .test-stress.log; \
+	echo "--- stress trials, then the hooks and the installer with coverage (source tree) ---"; cat .test-stress.log; \
 	test $$source_rc -eq 0 && test $$pyz_rc -eq 0 && test $$stress_rc -eq 0
 
 # Coverage is measured where it gates something: the hooks and the installer by their own tests (≥ 90%).
 # The rest of the suite runs without the tracer, which costs it about a third of its CPU time (CI is
 # bounded at 10 minutes on 2 cores).
-test-source: $(VENV)/.installed
+test-source: test-source-covered test-source-rest
+
+test-source-covered: $(VENV)/.installed
 	$(PY) -m coverage erase
 	$(PY) -m coverage run -m pytest -q -m "not stress" tests/hooks tests/install
 	$(PY) -m coverage report --include='maestro/hooks/*,maestro/install/*' --fail-under=90
+
+test-source-rest: $(VENV)/.installed
 	$(PY) -m pytest -q -m "not stress" --ignore=tests/hooks --ignore=tests/install
 
 test-pyz: build

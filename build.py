@@ -66,13 +66,17 @@ else:
     raise SystemExit(main(sys.argv[1:]))
 '''
 
-# The hooks' entry: `python3 -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' PYZ verb`.
+# The hooks' and the `maestro` launcher's entry (maestro/install/settings.py LAUNCHER, launcher.py):
+# `python3 -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' PYZ verb ...`.
 # Running the archive as a script goes through runpy (importlib.util, contextlib, collections:
-# ~8 ms of a hook's budget); importing this module from the archive's root does not.
+# ~8 ms of a hook's budget); importing this module from the archive's root does not. One module for
+# both, not a second one: the gate treats `import maestro_hook` as running maestro (a new root
+# module would be a name it does not know).
 # On an older Python a hook answers as for any broken state (maestro/install/settings.py): the gate
 # blocks (exit 2, its one line says why), the other hooks exit non-zero and the installed command's
 # fallback lets the session go on. The fix is a re-install run by a newer interpreter: install
-# records the interpreter that runs it in the hook commands.
+# records the interpreter that runs it in the hook commands. Any other verb is a command line call
+# (the `maestro` launcher): it gets the archive's own line (LAUNCHER above) and exit 6.
 HOOK_LAUNCHER = '''\
 # maestro hook launcher, written by build.py: sys.path[0] is this archive, argv is [-c, archive, verb, ...].
 import sys
@@ -80,17 +84,37 @@ import sys
 if sys.version_info < (3, 11):
     import shlex
 
-    verb = sys.argv[2] if len(sys.argv) > 2 else "hook"
+    verb = sys.argv[2] if len(sys.argv) > 2 else "--help"
+    found = ".".join(str(part) for part in sys.version_info[:3]), sys.executable or "?"
+    if verb not in ("gate", "inject", "session-start", "stop"):
+        sys.stderr.write("maestro needs Python 3.11 or newer, found Python %s (%s): run it with another "
+                         "interpreter, e.g. python3.11 %s %s\\n" % (
+                             found + (shlex.quote(sys.path[0]), shlex.quote(verb))))
+        raise SystemExit(6)  # maestro.errors.Exit.PYTHON_TOO_OLD
     sys.stderr.write("maestro needs Python 3.11 or newer, found Python %s (%s) running its %s hook%s: "
                      "re-install maestro with another interpreter, e.g. python3.11 %s install\\n" % (
-                         ".".join(str(part) for part in sys.version_info[:3]), sys.executable or "?", verb,
-                         " (call blocked)" if verb == "gate" else "", shlex.quote(sys.path[0])))
+                         found + (verb, " (call blocked)" if verb == "gate" else "", shlex.quote(sys.path[0]))))
     raise SystemExit(2 if verb == "gate" else 6)  # maestro.errors.Exit.HOOK_BLOCK / PYTHON_TOO_OLD
 
 sys.path.insert(0, sys.path[0] + "/site-packages")
 from maestro.cli import main
 
-raise SystemExit(main(sys.argv[2:]))
+code = main(sys.argv[2:])
+if sys.argv[2:3] in (["gate"], ["inject"], ["session-start"], ["stop"], ["statusline"]) and type(code) is int \
+        and 0 <= code <= 255:
+    # A hook (and the status line, registered the same way) ends without the interpreter's teardown
+    # (clearing every module, ~3-5 ms of a hook): what it wrote is in closed files and atomic renames, it
+    # starts no thread, and its output is flushed here first (a flush that fails takes the ordinary
+    # exit, and its exit code, instead). A command keeps the ordinary exit (atexit, threads, finalizers).
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        raise SystemExit(code)
+    import os
+
+    os._exit(code)
+raise SystemExit(code)
 '''
 
 

@@ -66,8 +66,11 @@ def corpus_of(turns) -> rank.MemoryCorpus:
 
 
 def maestro_argv(pyz: str) -> list:
+    """A command as the `maestro` launcher runs it (bench/memory_scale.py registered_argv), else the tree."""
     if pyz:
-        return [sys.executable, "-I", "-S", pyz]
+        from memory_scale import registered_argv
+
+        return registered_argv(os.path.realpath(sys.executable), os.path.abspath(pyz))[1]
     return [sys.executable, "-m", "maestro"]
 
 

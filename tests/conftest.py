@@ -21,7 +21,7 @@ import pytest
 from testing import in_process
 from testing.paths import FAKE_COMPANION, PYZ, ROOT, TARGET, launch_count, note_launch
 from testing.companion import FakeCompanion
-from testing.git import git_repo
+from testing.git import default_repo
 from testing.memory import Clock
 from testing.processes import reap_started_processes
 
@@ -84,10 +84,16 @@ def home(isolated_home):
 
 @pytest.fixture(scope="session")
 def built_pyz(tmp_path_factory):
-    """An archive to install: the one under test for the pyz target, a fresh build otherwise."""
+    """An archive to install: the one under test for the pyz target, a fresh build otherwise — or the archive
+    MAESTRO_TEST_BUILT_PYZ names, which `make test` sets to the dist/maestro.pyz it has just built from this very
+    tree (builds are byte-identical, tests/test_build.py): each source run then skips a ~3 s build."""
     if TARGET == "pyz":
         assert PYZ.is_file(), f"build the archive first: {PYZ}"
         return PYZ
+    prebuilt = os.environ.get("MAESTRO_TEST_BUILT_PYZ")
+    if prebuilt:
+        assert Path(prebuilt).is_file(), f"MAESTRO_TEST_BUILT_PYZ names no archive: {prebuilt}"
+        return Path(prebuilt).resolve()
     sys.path.insert(0, str(ROOT))
     import build
 
@@ -176,7 +182,7 @@ def outside_tmp():
 def repo(tmp_path, monkeypatch):
     """A committed git repository (app.py on main) that is the working directory."""
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    path = git_repo(tmp_path / "repo")
+    path = default_repo(tmp_path / "repo")  # git_repo's defaults, copied from one built per test process
     monkeypatch.chdir(path)
     return path
 

@@ -13,6 +13,7 @@ import build
 pytestmark = pytest.mark.timeout(120)
 
 
+@pytest.mark.source_only  # two builds from the sources, nothing of the archive under test: the pyz run would repeat it
 def test_same_sources_build_byte_identical_archives(tmp_path):
     first = build.build(tmp_path / "a.pyz").read_bytes()
     second = build.build(tmp_path / "b.pyz").read_bytes()
@@ -63,6 +64,7 @@ def test_build_refuses_a_non_stdlib_import(tmp_path, monkeypatch):
     assert not (tmp_path / "out.pyz").exists()
 
 
+@pytest.mark.source_only  # reads the source tree only: the pyz run would repeat it
 def test_the_real_package_is_stdlib_only():
     assert build.non_stdlib_imports(Path(build.PACKAGE)) == []
 
@@ -86,3 +88,30 @@ def test_the_hook_launcher_ships_as_source_too(built_pyz):
     archive = zipfile.ZipFile(built_pyz)
     assert archive.read("maestro_hook.py") == build.HOOK_LAUNCHER.encode()
     assert "maestro_hook.pyc" in archive.namelist()
+
+
+def test_a_hook_ends_without_the_interpreters_teardown_and_a_command_with_it(built_pyz, tmp_path):
+    """maestro_hook ends a hook verb with os._exit after flushing its output (the teardown costs a hook
+    ~3-5 ms); any other verb — a command run through the `maestro` launcher, which may rely on atexit,
+    threads or finalizers — exits the ordinary way. An atexit handler tells the two apart."""
+    from maestro.install import settings
+
+    probe = "import atexit,sys;atexit.register(lambda: sys.stderr.write('teardown\\n'));"
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    gate = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "gate"],
+                          input="{}", capture_output=True, text=True, env=env, timeout=60)
+    assert gate.returncode == 2 and "teardown" not in gate.stderr  # no session id: fail closed, said in full
+    assert gate.stderr.endswith("\n") and len(gate.stderr.splitlines()) == 1, gate.stderr
+    inject = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "inject"],
+                            input='{"session_id": "s-1", "prompt": "please fix the failing test in src/app.py"}',
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert inject.returncode == 0 and "teardown" not in inject.stderr
+    from maestro.hooks import guidance
+
+    assert inject.stdout == guidance.LOOP_DIRECTIVE  # flushed whole before the exit
+    status = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "statusline"],
+                            input="{}", capture_output=True, text=True, env=env, timeout=60)
+    assert status.returncode == 0 and "teardown" not in status.stderr
+    command = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "--version"],
+                             capture_output=True, text=True, env=env, timeout=60)
+    assert command.returncode == 0 and command.stdout.startswith("maestro ") and command.stderr == "teardown\n"

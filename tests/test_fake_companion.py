@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# The fake companion itself, never maestro: the archive run would repeat it (tests/testing/in_process.py)
+pytestmark = pytest.mark.in_process
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FAKE = FIXTURES / "fake_companion.py"
 TASK_LINE = ("  node scripts/codex-companion.mjs task [--background] [--write] [--resume-last|--resume|--fresh] "

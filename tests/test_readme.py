@@ -107,6 +107,16 @@ def _stop_at_parse(monkeypatch):
         raise _Parsed()
 
     monkeypatch.setattr(Parser, "parse_args", parse_then_stop)
+    from maestro.commands.memory import search as search_command  # parses its ordinary lines without argparse
+
+    real_quick = search_command.quick_args
+
+    def quick_then_stop(argv):
+        if real_quick(argv) is not None:
+            raise _Parsed()
+        return None
+
+    monkeypatch.setattr(search_command, "quick_args", quick_then_stop)
 
 
 def _expect_parsed(call):

@@ -16,30 +16,43 @@ MAX_DIRECTIVES phrases is a paste, not an instruction: no grant. Matching runs o
 of the prompt (lower case, typographic apostrophes as `'`), so no pattern needs IGNORECASE, and
 patterns compile on first use (most prompts never need the directive ones).
 
+`re` itself is imported only when a pattern is needed (importing it costs a hook ~6 ms, compiling the
+work-signal patterns ~3 ms more): an ASCII acknowledgement and a short prompt's work signals are
+decided by plain string tests that agree with the patterns (`_quick_work_signal`; where they cannot
+be sure, the pattern decides).
+
 Decided: a question is refused even when it is a polite request ("can you edit it yourself") —
 the user grants with an imperative; on-demand and Turkish work signals match at a word start.
 """
-
-import re
 
 from maestro.hooks.policy import NONCODE_EXTENSIONS
 
 
 class _Lazy:
-    """A pattern compiled on first use: each hook process pays only for the patterns its prompt
-    needs (most prompts never reach the directive patterns)."""
+    """A pattern compiled on first use (and `re` imported then): each hook process pays only for the
+    patterns its prompt needs (most prompts never reach the directive patterns)."""
 
-    __slots__ = ("source", "flags", "compiled")
+    __slots__ = ("source", "compiled")
 
-    def __init__(self, source: str, flags: int = 0):
+    def __init__(self, source: str):
         self.source = source
-        self.flags = flags
         self.compiled = None
 
     def __call__(self):
         if self.compiled is None:
-            self.compiled = re.compile(self.source, self.flags)
+            import re
+
+            self.compiled = re.compile(self.source)
         return self.compiled
+
+
+# re.escape's table (Python 3.7+), so that building the pattern sources needs no `re`.
+_SPECIAL_CHARS = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+
+
+def _escape(text: str) -> str:
+    """re.escape(text), without importing re."""
+    return text.translate(_SPECIAL_CHARS)
 
 _APOSTROPHES = ("\u2019", "\u2018", "\u02bc", "\u2032")  # ’ ‘ ʼ ′ → '
 
@@ -68,7 +81,7 @@ def _by_first_char(alternatives) -> str:
     groups = {}
     for alternative in alternatives:
         groups.setdefault(alternative[0], []).append(alternative[1:])
-    return "(?:" + "|".join(re.escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()) + ")"
+    return "(?:" + "|".join(_escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()) + ")"
 
 
 def _at_word_start(*alternatives: str) -> str:
@@ -93,8 +106,8 @@ _PHRASE_FAMILIES = (
 
 
 def _family(tail: str, after: str, phrases) -> tuple:
-    checks = "|".join(rf"(?<=[^\w]{re.escape(phrase)})()" for phrase in phrases)
-    return _Lazy(f"{re.escape(tail)}{after}(?:{checks})"), tuple(len(phrase) for phrase in phrases)
+    checks = "|".join(rf"(?<=[^\w]{_escape(phrase)})()" for phrase in phrases)
+    return _Lazy(f"{_escape(tail)}{after}(?:{checks})"), tuple(len(phrase) for phrase in phrases)
 
 
 _DIRECTIVE_SCANS = tuple(_family(*family) for family in _PHRASE_FAMILIES)
@@ -172,8 +185,8 @@ _QUOTE_PAIRS = (
 
 
 def _quoted_span(opener: str, closers: str) -> str:
-    stop = re.escape(closers) + r"\n"
-    return rf"{re.escape(opener)}[^{stop}]*+(?:\n(?![ \t]*\n)[^{stop}]*+)*+[{re.escape(closers)}]?"
+    stop = _escape(closers) + r"\n"
+    return rf"{_escape(opener)}[^{stop}]*+(?:\n(?![ \t]*\n)[^{stop}]*+)*+[{_escape(closers)}]?"
 
 
 _QUOTED_SPAN = _Lazy(
@@ -245,15 +258,21 @@ def opens_gate(prompt: str) -> bool:
     return False
 
 
-_APPROVAL = _Lazy(
-    r"(?:onayl|onay|evet|devam|tamam|olur|approve|ok|okay|go|yes|proceed)[.!]?", re.IGNORECASE
-)
+_APPROVALS = ("onayl", "onay", "evet", "devam", "tamam", "olur", "approve", "ok", "okay", "go", "yes", "proceed")
+_APPROVAL = _Lazy(rf"(?i)(?:{'|'.join(_APPROVALS)})[.!]?")
 _APPROVAL_MAX_CHARS = 8  # "approve." / "proceed!"
 
 
 def is_short_approval(prompt: str) -> bool:
-    """A standalone acknowledgement continues the current task (and keeps its grant)."""
-    return len(prompt) <= _APPROVAL_MAX_CHARS and _APPROVAL().fullmatch(prompt) is not None
+    """A standalone acknowledgement continues the current task (and keeps its grant). An ASCII prompt
+    is compared as it is (ASCII case-insensitivity is lower()); any other goes to the pattern, whose
+    case rules (Kelvin sign, long s, dotted I) are the reference."""
+    if len(prompt) > _APPROVAL_MAX_CHARS:
+        return False
+    if prompt.isascii():
+        word = prompt[:-1] if prompt[-1:] in (".", "!") else prompt
+        return word.lower() in _APPROVALS
+    return _APPROVAL().fullmatch(prompt) is not None
 
 
 _MODEL_SETUP = _Lazy(r"codex (?:model|settings|effort|config)|pick (?:the )?codex|change codex|set codex")
@@ -261,28 +280,95 @@ _MODEL_SETUP = _Lazy(r"codex (?:model|settings|effort|config)|pick (?:the )?code
 # The work signals (spec §4), in two scans: a slash command or a code file extension (.py, .rs; not
 # .md, .json) anywhere; and at a word start the code words, anything starting with "test", the
 # on-demand Codex requests and the Turkish stems (Turkish adds suffixes, never prefixes).
+_SLASH_COMMANDS = ("code-review", "apple-design", "improve", "quality-code", "software-architecture-design",
+                   "systematic-debugging")
+_CODE_WORDS = (  # whole words
+    "implement", "refactor", "debug", "crash", "failing", "regression", "endpoint", "schema",
+    "migration", "architecture", "fix", "bug", "api", "component", "function", "query", "deploy",
+    "optimise", "optimize", "design", "build", "add feature",
+)
+_WORK_STARTS = (  # a word start followed by this (plain text, or a pattern: see _quick_work_signal)
+    "test",
+    "delegate to codex", "codex implement", "have codex", "ask codex", "codex'?e yaptir", "grill", "debate",
+    "sanity.?check", "discuss with codex", "talk to codex", "second opinion", "tarti[şs]",
+    "hata", "düzelt", "mimari", "tasarla", "tasarim", "özellik", "fonksiyon", "bileşen", "sorgu", "entegre",
+    "kodla", "geliştir", "çalişmiyor", "patliyor", "bozuldu",
+)
 _NONCODE = _by_first_char(sorted(NONCODE_EXTENSIONS, key=lambda ext: (-len(ext), ext)))
 _WORK_MARKS = _Lazy(
-    r"/(?:code-review|apple-design|improve|quality-code|software-architecture-design|systematic-debugging)\b"
+    rf"/(?:{'|'.join(_SLASH_COMMANDS)})\b"
     rf"|\.(?=[a-z])(?!{_NONCODE}\b)[a-z][a-z0-9_]{{0,11}}\b"
 )
-_WORK_WORDS = _Lazy(
-    _at_word_start(
-        *(
-            word + r"\b"
-            for word in (
-                "implement", "refactor", "debug", "crash", "failing", "regression", "endpoint", "schema",
-                "migration", "architecture", "fix", "bug", "api", "component", "function", "query", "deploy",
-                "optimise", "optimize", "design", "build", "add feature",
-            )
-        ),
-        "test",
-        "delegate to codex", "codex implement", "have codex", "ask codex", "codex'?e yaptir", "grill", "debate",
-        "sanity.?check", "discuss with codex", "talk to codex", "second opinion", "tarti[şs]",
-        "hata", "düzelt", "mimari", "tasarla", "tasarim", "özellik", "fonksiyon", "bileşen", "sorgu", "entegre",
-        "kodla", "geliştir", "çalişmiyor", "patliyor", "bozuldu",
-    )
-)
+_WORK_WORDS = _Lazy(_at_word_start(*(word + r"\b" for word in _CODE_WORDS), *_WORK_STARTS))
+
+_PATTERN_CHARS = ".^$*+?{}[]|()\\"
+_QUANTIFIERS = "?*+{"
+
+
+def _literal_start(source: str) -> tuple:
+    """(the plain text every match of `source` starts with, whether that is all of it)."""
+    cut = next((n for n, char in enumerate(source) if char in _PATTERN_CHARS), len(source))
+    if cut == len(source):
+        return source, True
+    return source[:cut - 1] if source[cut] in _QUANTIFIERS else source[:cut], False
+
+
+# (text, must end a word, is the whole alternative) per _WORK_WORDS alternative
+_WORK_SCANS = tuple((word, True, True) for word in _CODE_WORDS) + tuple(
+    (text, False, whole) for text, whole in map(_literal_start, _WORK_STARTS))
+_EXTENSION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+QUICK_MAX_CHARS = 4096  # a longer prompt goes straight to the patterns (their compile is noise there)
+QUICK_MAX_CANDIDATES = 64  # near misses looked at before handing over to the patterns
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # the patterns' \w on str (Unicode)
+
+
+def _quick_work_signal(text: str):
+    """has_work_signal's answer on the folded `text` by plain string tests, exactly what _WORK_MARKS and
+    _WORK_WORDS would say; None where they must decide (a long prompt, too many near misses, a word
+    start followed by an alternative that is itself a pattern)."""
+    if len(text) > QUICK_MAX_CHARS:
+        return None
+    size, left = len(text), QUICK_MAX_CANDIDATES
+    for name in _SLASH_COMMANDS:  # `/name` and no word character after it
+        at = text.find("/" + name)
+        while at >= 0:
+            end = at + 1 + len(name)
+            if end == size or not _is_word_char(text[end]):
+                return True
+            left -= 1
+            if left < 0:
+                return None
+            at = text.find("/" + name, at + 1)
+    at = text.find(".")  # `.ext`: the whole word after the dot is [a-z][a-z0-9_]{0,11} and not a noncode one
+    while at >= 0:
+        end = at + 1
+        if end < size and "a" <= text[end] <= "z":
+            while end < size and _is_word_char(text[end]):
+                end += 1
+            word = text[at + 1:end]
+            if len(word) <= 12 and word not in NONCODE_EXTENSIONS and _EXTENSION_CHARS.issuperset(word):
+                return True
+            left -= 1
+            if left < 0:
+                return None
+        at = text.find(".", at + 1)
+    for literal, word_end, whole in _WORK_SCANS:  # at a word start (the start of the text is one)
+        at = text.find(literal)
+        while at >= 0:
+            if at == 0 or not _is_word_char(text[at - 1]):
+                if not whole:
+                    return None
+                end = at + len(literal)
+                if not word_end or end == size or not _is_word_char(text[end]):
+                    return True
+            left -= 1
+            if left < 0:
+                return None
+            at = text.find(literal, at + 1)
+    return False
 
 
 def asks_model_setup(prompt: str) -> bool:
@@ -293,4 +379,7 @@ def asks_model_setup(prompt: str) -> bool:
 def has_work_signal(prompt: str) -> bool:
     """Does the prompt plausibly end in a source change (or ask for a Codex debate)?"""
     text = _fold(prompt)
+    quick = _quick_work_signal(text)
+    if quick is not None:
+        return quick
     return _WORK_MARKS().search(text) is not None or _WORK_WORDS().search("\n" + text) is not None

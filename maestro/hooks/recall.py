@@ -37,7 +37,7 @@ PROMPT_CHARS = 2000  # the prompt's first characters are the query: a pasted log
 ENTRY_CHARS = 400
 MIN_ENTRY_CHARS = 60  # a hit cut shorter than this says nothing: it is left out instead
 FALLBACK_MAX_BYTES = 256 * 1024
-CANDIDATES = 20
+CANDIDATES = 10  # ranked (over rank.RECALL_POOL), then thresholds, what was shown and the branch filter: ≤ 5 left
 GIT_TIMEOUT_SEC = 1.0
 RECORD_DIR = "recall"
 RECORD_MAGIC = "maestro-recall 1"
@@ -128,15 +128,17 @@ def _prune(directory: str, keep: str) -> None:
 def read_record(root: str, session_id: str) -> tuple:
     """(project root, branch, shown keys) session-start recorded; ('', '', set()) when there is no
     usable record (none, a symlink, a FIFO or other non-regular file, another owner's, oversized, not
-    ours). Read non-blocking (atomic.read_regular): a FIFO planted there must not hang the prompt."""
-    from maestro.util import atomic
+    ours). Read non-blocking and without following a link (recall_config.read_small, atomic.read_regular's
+    rules without importing util/atomic: a prompt that shows no block then never does): a FIFO planted
+    there must not hang the prompt."""
+    from maestro.hooks.recall_config import read_small
 
     path = record_path(root, session_id)
     try:
-        data = atomic.read_regular(path, MAX_RECORD_BYTES)
+        data = read_small(path, MAX_RECORD_BYTES)
         if data is None or os.lstat(path).st_uid != os.getuid():
             return "", "", set()
-    except (OSError, atomic.NotRegular):
+    except OSError:
         return "", "", set()
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < 3 or lines[0] != RECORD_MAGIC or not lines[1].startswith("project ") \
@@ -185,7 +187,7 @@ def hits(root: str, prompt: str, project: str, branch: str, shown: set, *, busy_
     """The recall candidates: (Doc, score), best first, above the thresholds, none already shown.
     When no usable index serves a big store, the project key is appended to `stale` (the caller
     starts the refresher)."""
-    import datetime
+    import time
 
     from maestro.memory.store import index, index_files, layout, rank
 
@@ -196,7 +198,8 @@ def hits(root: str, prompt: str, project: str, branch: str, shown: set, *, busy_
             stale.append(project_key)
         return []
     try:
-        ranked = rank.search(prompt[:PROMPT_CHARS], corpus, limit=CANDIDATES, today=datetime.date.today().isoformat(),
+        ranked = rank.search(prompt[:PROMPT_CHARS], corpus, limit=CANDIDATES, pool=rank.RECALL_POOL,
+                             today=time.strftime("%Y-%m-%d"),
                              branch=branch, project=project_key)
         visible = _visible(branch)
         ranked = [(doc, score) for doc, score in ranked if visible(doc)]
@@ -254,16 +257,26 @@ class OutOfTime(Exception):
     """The search took longer than the prompt can wait."""
 
 
+def _signal_module():
+    """The builtin `_signal` (signal, setitimer, SIGALRM, ITIMER_REAL: what `signal` re-exports), else `signal`."""
+    try:
+        import _signal as signal
+    except ImportError:  # pragma: no cover - an interpreter without it
+        import signal
+    return signal
+
+
 class deadline:  # noqa: N801 - used as a `with` statement, like a function
     """Raise OutOfTime in the main thread once `seconds` have passed (SIGALRM; ITIMER_REAL). Elsewhere
     (another thread, no setitimer) it does nothing. A long C call (one SQLite query) ends before the
-    exception lands, so the bound is the budget plus that call."""
+    exception lands, so the bound is the budget plus that call. Through `_signal`, the C module `signal`
+    wraps: importing `signal` builds its enums (and imports enum), ~2 ms of the prompt."""
 
     def __init__(self, seconds: float):
         self.seconds, self.saved = seconds, None
 
     def __enter__(self):
-        import signal
+        signal = _signal_module()
 
         def expire(signum, frame):
             raise OutOfTime()
@@ -277,8 +290,7 @@ class deadline:  # noqa: N801 - used as a `with` statement, like a function
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            import signal
-
+            signal = _signal_module()
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.saved)
         return False

@@ -7,10 +7,13 @@
 The config is scanned, not parsed, when it is plain (`[memory]` and `key = value` lines): tomllib costs
 the hook ~20 ms; a file the scan cannot read for sure (dotted or quoted keys or table headers, inline
 tables, multi-line strings, values other than true/false and plain decimals) is parsed. It is read
-non-blocking, regular files only (atomic.read_regular): a FIFO planted there must not hang the prompt.
+non-blocking, regular files only, without following a link (as atomic.read_regular reads, which this
+module does not import: util/atomic imports contextlib, ~5 ms of a prompt that has recall off): a FIFO
+planted there must not hang the prompt, and anything but a small regular file is the default.
 """
 
 import os
+import stat
 
 DEFAULT_CHARS = 1200
 MAX_CHARS = 4000
@@ -59,6 +62,31 @@ def _scan(text: str):
     return found
 
 
+def read_small(path: str, limit: int = CONFIG_MAX_BYTES):
+    """The bytes of the regular file at `path` if it holds at most `limit`, else None (absent, unreadable,
+    a symlink, a FIFO or device, a directory, too big). Also recall's read of its session record."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks) if size <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def config(path: str = None) -> tuple:
     """(enabled, chars) from ~/.maestro/config.toml; a missing or unreadable file, or a value of the
     wrong kind, is the default (on, DEFAULT_CHARS)."""
@@ -66,12 +94,7 @@ def config(path: str = None) -> tuple:
         from maestro import paths
 
         path = os.path.join(paths.maestro_dir(), "config.toml")
-    from maestro.util import atomic
-
-    try:  # non-blocking, regular files only: a FIFO planted there must not hang the prompt
-        data = atomic.read_regular(path, CONFIG_MAX_BYTES)
-    except (OSError, atomic.NotRegular):
-        return True, DEFAULT_CHARS
+    data = read_small(path)  # non-blocking, regular files only: a FIFO planted there must not hang the prompt
     if data is None or b"recall" not in data:
         return True, DEFAULT_CHARS
     text = data.decode("utf-8", "replace")

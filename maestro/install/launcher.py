@@ -2,7 +2,13 @@
 
     #!/bin/sh
     # maestro launcher, written by `maestro install` …
-    exec '/usr/bin/python3' -I -S '/home/me/.claude/hooks/maestro.pyz' "$@"
+    exec /usr/bin/python3 -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' /home/me/.claude/hooks/maestro.pyz "$@"
+
+It starts the archive the way the hooks do (settings.LAUNCHER: the archive's root module
+`maestro_hook`, no runpy, ~9 ms less a call than `python3 -I -S PYZ`; build.py's HOOK_LAUNCHER gives a
+command-line verb on a too-old Python the archive's own one line). An older install wrote that
+runpy shape (`legacy_script`): it is still recognised as ours (replaced by install, removed by
+uninstall, named by doctor as one to upgrade).
 
 Both paths are absolute: the interpreter install recorded for the hooks (one that survives a
 routine Python upgrade, maestro/install/interpreter.py) and the installed archive (under
@@ -28,6 +34,7 @@ import stat
 
 from maestro import paths
 from maestro.install import manifest
+from maestro.install.settings import LAUNCHER as ENTRY
 from maestro.util import atomic
 
 NAME = "maestro"
@@ -45,8 +52,18 @@ def record_path() -> str:
     return os.path.join(paths.maestro_dir(), RECORD_NAME)
 
 
+def argv(python: str, pyz: str) -> list:
+    """What the launcher execs, before the user's arguments: the archive's entry module, as the hooks run it."""
+    return [python, "-I", "-S", "-c", ENTRY, pyz]
+
+
 def script(python: str, pyz: str) -> bytes:
     """The launcher's bytes: exec the installed archive with the recorded interpreter."""
+    return HEADER + f'exec {shlex.join(argv(python, pyz))} "$@"\n'.encode()
+
+
+def legacy_script(python: str, pyz: str) -> bytes:
+    """The bytes an older install wrote: the archive run as a script (through runpy)."""
     return HEADER + f'exec {shlex.quote(python)} -I -S {shlex.quote(pyz)} "$@"\n'.encode()
 
 
@@ -67,6 +84,17 @@ def interpreter_of(data: bytes) -> str:
     except (UnicodeDecodeError, ValueError):
         return ""
     return words[1] if len(words) > 1 else ""
+
+
+def is_legacy_shape(data: bytes) -> bool:
+    """A launcher script of the older, runpy shape (`legacy_script`, whatever interpreter and archive)."""
+    if not is_launcher_script(data):
+        return False
+    try:
+        words = shlex.split(data[len(HEADER):].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return len(words) == 6 and words[2:4] == ["-I", "-S"] and legacy_script(words[1], words[4]) == data
 
 
 class RecordError(ValueError):
@@ -307,10 +335,14 @@ def diagnose():
     if not _owned(record):
         return "warn", f"{path} changed after install wrote it", f"move it away: mv {shlex.quote(path)} " \
             f"{shlex.quote(path + '.old')}, then re-run install"
-    python = interpreter_of(_read_small(path))
+    data = _read_small(path)
+    python = interpreter_of(data)
     if not os.access(python, os.X_OK):
         return "fail", f"{path} runs {python}, which is gone (a Python upgrade?)", \
             "re-run install with a current Python 3.11+: python3 dist/maestro.pyz install"
+    if is_legacy_shape(data):
+        return "warn", f"{path} is an older launcher (it starts the archive through runpy: ~9 ms a call)", \
+            "re-run install to upgrade it"
     directory = os.path.dirname(path)
     if not on_path(directory):
         return "warn", f"{path} is not on PATH", f"add to {profile_file()}:  {path_line(directory)}"

@@ -9,7 +9,6 @@ import errno
 import os
 import stat
 import time
-from contextlib import contextmanager
 
 
 def fsync_dir(directory: str) -> None:
@@ -207,28 +206,44 @@ class LockBusy(Exception):
     """The flock stayed held by another process for the whole wait."""
 
 
-@contextmanager
-def flock_file(path: str, timeout: float, sleep=time.sleep, poll: float = 0.01):
+class flock_file:  # noqa: N801 - used as a function: `with flock_file(path, timeout):`
     """Hold an exclusive `flock` on the permanent file `path` (created 0600, never unlinked, so all
-    waiters share one inode). The kernel drops it when the holder dies. LockBusy after `timeout`."""
-    import fcntl
+    waiters share one inode). The kernel drops it when the holder dies. LockBusy after `timeout`.
+    A class, not a contextlib.contextmanager: the hooks import this module, and contextlib (with
+    functools and collections) costs them a few milliseconds."""
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise LockBusy(path) from None
-                sleep(poll)
+    def __init__(self, path: str, timeout: float, sleep=time.sleep, poll: float = 0.01):
+        self.path, self.timeout, self.sleep, self.poll = path, timeout, sleep, poll
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            yield
-        finally:
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise LockBusy(self.path) from None
+                    self.sleep(self.poll)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+        return None
+
+    def __exit__(self, *exc_info):
+        import fcntl
+
+        fd, self.fd = self.fd, None
+        try:
             fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+        finally:
+            os.close(fd)
+        return False

@@ -16,6 +16,8 @@ from testing.paths import FAKE_COMPANION
 from maestro.codex import companion
 from maestro.util import process
 
+pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
+
 
 def stub_transport(answer: process.Completed) -> companion.Transport:
     transport = companion.Transport(["companion"], cwd="/", emit=lambda line: None)

@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from testing.archive_cases import first_on_archive
 from testing.git import git
 from testing.processes import TERM, finish, run, start, wait_for
 
@@ -188,14 +189,14 @@ def test_a_turn_sends_transcript_and_doctrine_and_records_the_reply(repo, fake):
     assert not (repo / ".git" / "maestro-job-lock").exists()
 
 
-@pytest.mark.parametrize("reply, state", [
+@pytest.mark.parametrize("reply, state", first_on_archive([  # one marker reader (testing/archive_cases.py)
     ("STANCE: AGREE\nCONVERGED: cache per tenant", "CONVERGED"),
     ("STANCE: PUSHBACK\nESCALATE: per tenant or global — the user decides", "ESCALATE"),
     ("STANCE: AGREE\nESCALATE: first\nCONVERGED: second", "CONVERGED"),
     ("STANCE: AGREE\n  CONVERGED: indented is not a marker", "CONTINUE"),
     ("STANCE: AGREE\n> CONVERGED: quoted is not a marker", "CONTINUE"),
     ("STANCE: AGREE\nCONVERGED:no space after the colon", "CONTINUE"),
-])
+]))
 def test_the_last_marker_line_decides_the_state(repo, fake, reply, state):
     new(repo)
     fake.set(turn_seconds=0, final_message=reply)
@@ -251,7 +252,7 @@ def test_an_unanswered_turn_is_rolled_back_by_byte_count(repo, fake):
     assert "DISCUSSION: rolled back turn 1, which never got its reply" in result.out
 
 
-@pytest.mark.parametrize("content", [
+@pytest.mark.parametrize("content", first_on_archive([  # one state reader (testing/archive_cases.py)
     "turns=x\nawaiting_reply=0\nrollback_bytes=0\n",
     "turns=1\nawaiting_reply=2\nrollback_bytes=0\n",
     "turns=1\nawaiting_reply=0\n",
@@ -260,7 +261,7 @@ def test_an_unanswered_turn_is_rolled_back_by_byte_count(repo, fake):
     "turns=0\nawaiting_reply=1\nrollback_bytes=0\n",
     "turns=1\nawaiting_reply=1\nrollback_bytes=99999\n",
     "",
-])
+]))
 def test_a_malformed_state_fails_3_and_changes_nothing(repo, fake, content):
     transcript = new(repo)
     state = Path(str(transcript) + ".state")
@@ -405,7 +406,7 @@ def test_read_routing_rules():
 
 
 # -- arguments and places --------------------------------------------------------------------------
-@pytest.mark.parametrize("args, env", [
+@pytest.mark.parametrize("args, env", first_on_archive([  # one argument parser (testing/archive_cases.py)
     ([], {}), (["--bogus"], {}), (["--new"], {}), (["--new", "t", "bad slug"], {}), (["--new", "  "], {}),
     (["--new", "t", "s", "extra"], {}), (["--turn"], {}), (["--turn", "missing.md"], {}),
     (["--turn", "TURN", "main", "0"], {}), (["--turn", "TURN", "main", "30", "-1"], {}),
@@ -413,7 +414,7 @@ def test_read_routing_rules():
     (["--turn", "TURN"], {"MAESTRO_MAX_ROUNDS": "six"}), (["--turn", "TURN"], {"MAESTRO_DISCUSSION_RETRIES": "11"}),
     (["--turn", "TURN"], {"MAESTRO_RETRY_SLEEP": "0.5"}), (["--turn", "TURN", "other"], {}), (["--show"], {}),
     (["--list", "x"], {}),
-])
+]))
 def test_bad_arguments_fail_3_before_anything_runs(repo, fake, args, env):
     new(repo)
     args = [str(turn_file(repo)) if a == "TURN" else a for a in args]

@@ -8,6 +8,7 @@ import zipfile
 
 import pytest
 from testing import install as H
+from testing.archive_cases import first_on_archive
 
 HELP_WITH_WRITE = "import sys; print('usage: codex-companion task [--background] [--write] [--model M] [--effort E] prompt')"
 
@@ -150,7 +151,7 @@ def test_manifest_missing_the_archive(maestro, installed):
     assert_fails(maestro, "archive", "the manifest has no record of hooks/maestro.pyz", "re-run install")
 
 
-@pytest.mark.parametrize("constant", ["NaN", "Infinity"])
+@pytest.mark.parametrize("constant", first_on_archive(["NaN", "Infinity"]))  # one check (testing/archive_cases.py)
 def test_nan_in_settings_json(maestro, installed, constant):
     path = H.settings_path(installed)
     path.write_text(path.read_text().replace("{", '{"x": %s, ' % constant, 1))
@@ -184,8 +185,8 @@ def test_unwritable_claude_dir(maestro, installed):
         claude.chmod(0o755)
 
 
-@pytest.mark.parametrize("matcher", ["Edit|Write|MultiEdit", "Edit|Write|MultiEdit|NotebookEdit|Bash", "Bash",
-                                     "^(Edit|Write)$", "mcp__.*"])
+@pytest.mark.parametrize("matcher", first_on_archive([  # one check (testing/archive_cases.py)
+    "Edit|Write|MultiEdit", "Edit|Write|MultiEdit|NotebookEdit|Bash", "Bash", "^(Edit|Write)$", "mcp__.*"]))
 def test_wrong_matcher(maestro, installed, matcher):
     _edit_settings(installed, lambda v: v["hooks"]["PreToolUse"][0].update(matcher=matcher))
     assert_fails(maestro, "gate matcher", "through ungated", "re-run install (it sets ^(Edit|Write|")
@@ -199,13 +200,13 @@ def test_an_unanchored_matcher_over_matches_and_warns(maestro, installed):
     assert check["status"] == "warn" and "TodoWrite" in check["detail"] and "BashOutput" in check["detail"]
 
 
-@pytest.mark.parametrize("timeout", [0, 3, 4.9, "10", True])
+@pytest.mark.parametrize("timeout", first_on_archive([0, 3, 4.9, "10", True]))  # one check (testing/archive_cases.py)
 def test_gate_timeout_below_five_seconds(maestro, installed, timeout):
     _edit_settings(installed, lambda v: _gate_entry(v).update(timeout=timeout))
     assert_fails(maestro, "gate timeout", f"timeout {timeout!r}", "at least 5")
 
 
-@pytest.mark.parametrize("flag", [{"async": True}, {"asyncRewake": True}, {"if": "Bash(git *)"}])
+@pytest.mark.parametrize("flag", first_on_archive([{"async": True}, {"asyncRewake": True}, {"if": "Bash(git *)"}]))  # one check
 def test_async_gate(maestro, installed, flag):
     _edit_settings(installed, lambda v: _gate_entry(v).update(flag))
     assert_fails(maestro, "gate async", f"the entry sets {next(iter(flag))}", "re-run install")

@@ -97,7 +97,10 @@ def test_bad_arguments_are_failed_3(repo, fake, args):
 
 def test_malformed_status_four_times_is_status_lost(repo, fake):
     fake.set(turn_seconds=None, status_mode="malformed")
-    result = watchdog(repo)
+    plan = repo.parent / "plan.md"
+    plan.write_text("Set VALUE to 2.\n")
+    # the four losses are counted in polls, not seconds: a short poll makes the same four status calls, ~3 s sooner
+    result = run("watchdog", "--file", str(plan), "30", "0.1", cwd=repo)
     assert_final(result, "POISONED", 125)
     assert "malformed or unreachable 4x in a row" in result.out and "reason=status-lost" in result.err
 

@@ -3,11 +3,14 @@
 Each row is a prompt and whether it grants direct edits. Every row runs twice: against
 `directive.opens_gate` itself, and end to end — an older grant exists, `maestro inject` gets the
 prompt, then `maestro gate` judges a source edit: allowed exactly when the row says it grants.
+Against the archive the end-to-end rows are judged by the archive's code in one process, each row in
+a session of its own (tests/testing/archive_batch.py); the hook tests start a process per case.
 """
 
 import json
 
 from testing import grants
+from testing.paths import TARGET
 import pytest
 
 SID = "tablesession-1"
@@ -159,6 +162,7 @@ NO_GRANT = [
 ]
 
 
+@pytest.mark.source_only  # directive.opens_gate of the source tree, whatever the target: the pyz run would repeat it
 @pytest.mark.parametrize("prompt", GRANTS + NO_GRANT)
 def test_opens_gate_table(prompt):
     from maestro.hooks import directive
@@ -178,19 +182,45 @@ def make_old_grant(home):
     return grants.make_flag(home, SID)
 
 
-def gate_allows_a_source_edit(maestro):
-    body = {
-        "session_id": SID, "cwd": REPO, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+def source_edit(sid=SID):
+    return json.dumps({
+        "session_id": sid, "cwd": REPO, "hook_event_name": "PreToolUse", "tool_name": "Edit",
         "tool_input": {"file_path": f"{REPO}/src/app.py", "old_string": "a", "new_string": "b"},
-    }
-    result = maestro("gate", stdin=json.dumps(body))
+    })
+
+
+def gate_allows(result):
     assert result.rc in (0, 2), result
     return result.rc == 0
 
 
+@pytest.fixture(scope="session")
+def archive_table_judgements(tmp_path_factory):
+    """Against the archive: every row's inject and then gate, judged by the archive's code in one process; row i
+    is session `tablesession-1-i`, with an older grant of its own, so no row sees another's flag."""
+    from testing import archive_batch
+
+    base = tmp_path_factory.mktemp("directive-table")
+    home = base / "home"
+    home.mkdir()
+    (base / "tmp").mkdir()
+    cases = []
+    for index, prompt in enumerate(GRANTS + NO_GRANT):
+        sid = f"{SID}-{index}"
+        grants.make_flag(home, sid)
+        cases += [("inject", json.dumps({"session_id": sid, "prompt": prompt})), ("gate", source_edit(sid))]
+    results = archive_batch.judge_cases(cases, env={"HOME": str(home), "TMPDIR": str(base / "tmp")}, cwd=str(base))
+    return {prompt: (results[2 * i], results[2 * i + 1]) for i, prompt in enumerate(GRANTS + NO_GRANT)}
+
+
 @pytest.mark.parametrize("prompt", GRANTS + NO_GRANT)
-def test_inject_then_gate_table(maestro, home, prompt):
-    make_old_grant(home)  # whatever was granted before, this prompt alone decides
-    result = maestro("inject", stdin=json.dumps({"session_id": SID, "prompt": prompt}))
-    assert result.rc == 0 and result.err == "", result
-    assert gate_allows_a_source_edit(maestro) is (prompt in GRANTS)
+def test_inject_then_gate_table(request, home, prompt):
+    if TARGET == "pyz":
+        injected, gated = request.getfixturevalue("archive_table_judgements")[prompt]
+    else:
+        maestro = request.getfixturevalue("maestro")
+        make_old_grant(home)  # whatever was granted before, this prompt alone decides
+        injected = maestro("inject", stdin=json.dumps({"session_id": SID, "prompt": prompt}))
+        gated = maestro("gate", stdin=source_edit())
+    assert injected.rc == 0 and injected.err == "", injected
+    assert gate_allows(gated) is (prompt in GRANTS)

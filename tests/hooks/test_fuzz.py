@@ -5,8 +5,9 @@ whose path is free by policy (scratch, harness, non-code). Every generated "must
 either malformed (bad JSON, wrong types, invalid session id, unusable path) or names a code path
 outside every scratch root, so its only acceptable answer is exit 2 with one of the three known
 stderr texts; a separate family of well-formed free paths must answer exit 0 with no output.
-In-process runs go through `maestro.cli.main` (fast, also under the pyz target); ~300 more go
-through the built archive as real processes.
+In-process runs go through `maestro.cli.main` (fast; they call the source tree whatever the target, so they are
+`source_only`: the pyz run would repeat them); ~300 more go through the built archive as real processes, in the
+archive's own run (MAESTRO_TEST_TARGET=pyz) only: the source run would start the same 300 processes again.
 """
 
 import concurrent.futures
@@ -19,6 +20,7 @@ import sys
 import pytest
 
 from testing import PYZ
+from testing.paths import TARGET
 
 SEED = 0x6D61657374726F  # "maestro"
 SID = "fuzz-session"
@@ -307,8 +309,11 @@ def assert_no_side_effects(home):
 
 
 # -------------------------------------------------------------------------------------- in-process gate
+# `maestro.in_process` calls the source tree under either target: these run once, in the source run.
+IN_PROCESS = pytest.mark.source_only
 
 
+@IN_PROCESS
 def test_gate_fuzz_code_paths_never_open_without_a_grant(maestro, home):
     g = Gen(SEED)
     for _ in range(3000):
@@ -317,6 +322,7 @@ def test_gate_fuzz_code_paths_never_open_without_a_grant(maestro, home):
     assert_no_side_effects(home)
 
 
+@IN_PROCESS
 def test_gate_fuzz_malformed_payloads_fail_closed(maestro, home):
     g = Gen(SEED + 1)
     for _ in range(2500):
@@ -326,6 +332,7 @@ def test_gate_fuzz_malformed_payloads_fail_closed(maestro, home):
     assert_no_side_effects(home)
 
 
+@IN_PROCESS
 def test_gate_fuzz_garbage_and_huge_payloads_fail_closed(maestro, home):
     g = Gen(SEED + 2)
     for _ in range(1500):
@@ -337,6 +344,7 @@ def test_gate_fuzz_garbage_and_huge_payloads_fail_closed(maestro, home):
     assert_no_side_effects(home)
 
 
+@IN_PROCESS
 def test_gate_fuzz_free_paths_are_allowed(maestro, home):
     g = Gen(SEED + 3)
     for _ in range(1200):
@@ -393,6 +401,7 @@ def inject_payload(g: Gen):
     return garbage_payload(g), False
 
 
+@IN_PROCESS
 def test_inject_fuzz_never_crashes_and_malformed_input_revokes(maestro, home):
     from maestro.hooks import guidance as messages
 
@@ -428,6 +437,7 @@ def test_inject_fuzz_never_crashes_and_malformed_input_revokes(maestro, home):
 # ---------------------------------------------------------------------------------- built archive gate
 
 
+@pytest.mark.skipif(TARGET != "pyz", reason="runs in the archive's own run (MAESTRO_TEST_TARGET=pyz)")
 @pytest.mark.skipif(not PYZ.is_file(), reason=f"no built archive at {PYZ}")
 def test_gate_fuzz_through_the_built_archive(home):
     g = Gen(SEED + 5)

@@ -5,7 +5,8 @@ ORCHESTRATOR GATE), never a traceback. Some hostile cases also have a policy ans
 heredoc to /tmp is allowed; a write to src/ buried under 500 levels of `$(…)` or nested `bash -c`
 is blocked, by analysis or by the depth limit failing closed) and assert it. The work is bounded
 by a fixed number of cases (no wall-clock asserts; pytest-timeout guards a hang).
-The source target runs everything in-process; the pyz target runs the hostile table and a sample.
+The source target runs everything in-process; the pyz target runs the hostile table (judged by the archive's
+code in one process, tests/testing/archive_batch.py, as the corpus is) and a sample as processes of their own.
 """
 
 import random
@@ -13,6 +14,7 @@ import random
 import pytest
 
 from testing.bash_corpus import GATE_PREFIX, REPO, bash_payload, describe
+from testing.paths import TARGET
 
 SEED = 0x62617368  # "bash"
 RANDOM_CASES = 400
@@ -136,9 +138,27 @@ def check(result, command, required):
         assert result.rc == required, f"{command[:200]!r}: expected rc {required}\n{describe(result)}"
 
 
+@pytest.fixture(scope="session")
+def archive_hostile_judgements(tmp_path_factory):
+    """Against the archive: the hostile table judged by the archive's gate in one process (a HOME and TMPDIR of
+    the kind `isolated_home` makes); the per-process entry point is proved by the random sample below."""
+    from testing import archive_batch
+
+    base = tmp_path_factory.mktemp("hostile")
+    (base / "home").mkdir()
+    (base / "tmp").mkdir()
+    results = archive_batch.judge_all("gate", [bash_payload(case[1]) for case in HOSTILE],
+                                      env={"HOME": str(base / "home"), "TMPDIR": str(base / "tmp")}, cwd=str(base))
+    return dict(zip((case[0] for case in HOSTILE), results))
+
+
 @pytest.mark.parametrize(("name", "command", "required"), HOSTILE, ids=[case[0] for case in HOSTILE])
-def test_hostile_command_gets_a_decision_never_a_traceback(maestro, name, command, required):
-    check(maestro("gate", stdin=bash_payload(command)), command, required)
+def test_hostile_command_gets_a_decision_never_a_traceback(request, name, command, required):
+    if TARGET == "pyz":
+        result = request.getfixturevalue("archive_hostile_judgements")[name]
+    else:
+        result = request.getfixturevalue("maestro")("gate", stdin=bash_payload(command))
+    check(result, command, required)
 
 
 def test_random_commands_get_a_decision_never_a_traceback(maestro):

@@ -199,6 +199,7 @@ needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs a ba
 
 @needs_bash
 @pytest.mark.parametrize("style", TARGET_STYLES)
+@pytest.mark.in_process
 def test_quoting_round_trips_through_bash(style):
     texts = ["src/app.py", "./src/app.py", "src//app.py"]
     if style != "plain":
@@ -210,6 +211,7 @@ def test_quoting_round_trips_through_bash(style):
 
 
 @needs_bash
+@pytest.mark.in_process
 def test_every_generated_command_is_valid_bash():
     commands = [c for seed in SEEDS for c in cases(seed, WRITE_CHANNELS) + cases(seed + 1, READ_CHANNELS)]
     script = "\n".join(f"f{index}() {{\n{command}\n}}" for index, command in enumerate(commands))

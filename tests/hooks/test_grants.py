@@ -323,6 +323,7 @@ SHAPES = {
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.in_process
 def test_prompt_parsing_is_linear_in_the_prompt_size(shape):
     """Compares 256 KiB with 2 MiB of the same shape: linear costs about 8x, quadratic 64x. The
     bound (24x) leaves room for a loaded machine; the best of three runs damps noise."""

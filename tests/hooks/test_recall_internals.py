@@ -177,3 +177,14 @@ def test_a_hit_sharing_no_word_with_the_prompt_is_left_out(mem_root, monkeypatch
     monkeypatch.setattr(rank, "search", with_a_lifted_neighbour)
     texts = [doc.text for doc, _ in recall.hits(str(mem_root), "kafka consumer lag", "", "", set())]
     assert texts == ["kafka consumer lag on the kafka cluster"]
+
+
+@pytest.mark.source_only
+def test_the_deadline_does_not_import_signal():
+    """`signal` builds enums at import (~2 ms of the prompt): the deadline uses the builtin `_signal` it wraps."""
+    code = ("import sys; sys.path.insert(0, %r); from maestro.hooks import recall\n"
+            "with recall.deadline(5): pass\n"
+            "import _signal; print('signal' in sys.modules, _signal.getitimer(_signal.ITIMER_REAL), "
+            "_signal.getsignal(_signal.SIGALRM) == _signal.SIG_DFL)" % str(ROOT))
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "False (0.0, 0.0) True", done.stdout + done.stderr

@@ -162,9 +162,47 @@ def test_a_fifo_at_the_record_path_reads_as_no_record(mem_root):
     assert recall.read_record(str(mem_root), SID) == ("", "", set())
 
 
+def test_the_record_is_read_without_util_atomic_and_by_its_rules(mem_root, monkeypatch):
+    """A prompt that shows no block never imports util/atomic (contextlib: ~1 ms): the record is read by
+    recall_config.read_small — a regular file of ours at most MAX_RECORD_BYTES, never through a link."""
+    from maestro.util import atomic
+
+    recall.write_record(str(mem_root), SID, "/work/repo", "main", ["id:0000000a"])
+    monkeypatch.setattr(atomic, "read_regular", None)  # not used on the way
+    assert recall.read_record(str(mem_root), SID) == ("/work/repo", "main", {"id:0000000a"})
+    path = mem_root / ".maestro-memory" / recall.RECORD_DIR / SID
+    moved = path.with_name("elsewhere")
+    path.rename(moved)
+    path.symlink_to(moved)
+    assert recall.read_record(str(mem_root), SID) == ("", "", set())
+    path.unlink()
+    moved.write_bytes(b"x" * (recall.MAX_RECORD_BYTES + 1))
+    moved.rename(path)
+    assert recall.read_record(str(mem_root), SID) == ("", "", set())
+
+
 def test_a_fifo_as_the_config_is_the_default(tmp_path):
     os.mkfifo(tmp_path / "config.toml")
     assert recall.config(str(tmp_path / "config.toml")) == (True, recall.DEFAULT_CHARS)
+
+
+def test_only_a_small_regular_config_is_read_and_not_through_util_atomic(tmp_path, monkeypatch):
+    """The config is read by recall_config itself (util/atomic costs an import of contextlib, ~5 ms of a prompt
+    with recall off), with atomic.read_regular's rules: a symlink, a directory or an oversized file is the default."""
+    from maestro.hooks import recall_config
+    from maestro.util import atomic
+
+    monkeypatch.setattr(atomic, "read_regular", None)  # not used on the way
+    real = tmp_path / "real.toml"
+    real.write_text("[memory]\nrecall = false\n")
+    assert recall.config(str(real)) == (False, recall.DEFAULT_CHARS)
+    (tmp_path / "link.toml").symlink_to(real)
+    (tmp_path / "dir.toml").mkdir()
+    big = tmp_path / "big.toml"
+    big.write_text("[memory]\nrecall = false\n" + "#" * recall_config.CONFIG_MAX_BYTES)
+    for name in ("link.toml", "dir.toml", "big.toml", "absent.toml"):
+        assert recall.config(str(tmp_path / name)) == (True, recall.DEFAULT_CHARS), name
+    assert not hasattr(recall_config, "atomic")
 
 
 def test_another_owners_record_is_not_read(mem_root, monkeypatch):

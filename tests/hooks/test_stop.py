@@ -14,6 +14,7 @@ import sys
 
 import pytest
 from testing import ROOT
+from testing.archive_cases import first_on_archive
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -308,8 +309,8 @@ def test_the_guard_is_off_by_default_and_writes_no_state(maestro, home, transcri
     assert "MEMORY BACKLOG" not in inject(maestro)
 
 
-@pytest.mark.parametrize("config", ["[memory]\nwrite_guard = false\n", "[memory]\nthreshold = 1\n", "[other]\nx = 1\n",
-                                    '[memory]\nwrite_guard = "yes"\n'])
+@pytest.mark.parametrize("config", first_on_archive([  # one config reader (testing/archive_cases.py)
+    "[memory]\nwrite_guard = false\n", "[memory]\nthreshold = 1\n", "[other]\nx = 1\n", '[memory]\nwrite_guard = "yes"\n']))
 def test_the_guard_stays_off_unless_write_guard_is_true(maestro, home, transcript, config):
     (home / ".maestro").mkdir()
     (home / ".maestro" / "config.toml").write_text(config)
@@ -336,7 +337,8 @@ def test_turning_the_guard_off_drops_a_pending_alert(maestro, home, transcript):
     assert not state_file(home).exists() and ALERT_HEAD not in inject(maestro)
 
 
-@pytest.mark.parametrize("value,expected", [(0, 1), (-3, 1), (1, 1), (3, 3), ('"x"', 2), ("2.5", 2), ("true", 2)])
+@pytest.mark.parametrize("value,expected", first_on_archive(  # one config reader (testing/archive_cases.py)
+    [(0, 1), (-3, 1), (1, 1), (3, 3), ('"x"', 2), ("2.5", 2), ("true", 2)]))
 def test_threshold_is_clamped(maestro, home, transcript, value, expected):
     enable(home, threshold=value)
     for n in range(1, 4):
@@ -355,7 +357,8 @@ def test_a_malformed_state_file_is_a_fresh_state_and_is_replaced(maestro, home, 
     assert stat.S_IMODE(os.stat(state_file(home)).st_mode) == 0o600
 
 
-@pytest.mark.parametrize("path", [None, "/nonexistent/transcript.jsonl", "", 5, "DIR"])
+@pytest.mark.parametrize("path", first_on_archive(  # one transcript reader (testing/archive_cases.py)
+    ["/nonexistent/transcript.jsonl", None, "", 5, "DIR"]))
 def test_a_missing_or_unreadable_transcript_changes_nothing(maestro, home, transcript, tmp_path, path):
     enable(home, threshold=1)
     stop(maestro, transcript.turn(tools=0))

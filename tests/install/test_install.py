@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from testing import install as H
+from testing.archive_cases import first_on_archive
 
 NOTHING_PUBLISHED = "hooks/maestro.pyz, rules and skills already matched the installed bytes"
 SETTINGS_UNCHANGED = "settings.json already had every maestro hook entry"
@@ -57,7 +58,7 @@ INVALID_SETTINGS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(INVALID_SETTINGS))
+@pytest.mark.parametrize("case", first_on_archive(sorted(INVALID_SETTINGS)))  # one validator (testing/archive_cases.py)
 def test_t1_invalid_settings_schema_mutates_nothing(maestro, home, case):
     raw, reason = INVALID_SETTINGS[case]
     H.write_settings(home, None, raw)
@@ -305,12 +306,11 @@ def test_t8_invalid_toml_is_left_unchanged_with_a_message(maestro, home):
 
 @pytest.mark.parametrize(
     "raw",
-    [
+    first_on_archive([  # one TOML edit (testing/archive_cases.py); the archive gets the row with both
+        b'\xef\xbb\xbfmodel = "gpt-x"\r\n[profiles.fast]\r\nweb_search = "live"\r\n',
         b'model = "gpt-x"\r\n\r\n[profiles.fast]\r\nweb_search = "live"\r\n',
         b'\xef\xbb\xbfmodel = "gpt-x"\n[profiles.fast]\nweb_search = "live"\n',
-        b'\xef\xbb\xbfmodel = "gpt-x"\r\n[profiles.fast]\r\nweb_search = "live"\r\n',
-    ],
-    ids=["crlf", "bom", "bom-crlf"],
+    ], ids=["bom-crlf", "crlf", "bom"]),
 )
 def test_bom_and_crlf_configs_stay_valid_toml_after_web_search_edit(maestro, home, raw):
     config, result = _install_with_config(maestro, home, raw)
@@ -359,7 +359,7 @@ def test_missing_codex_config_gives_a_warning_only(maestro, home):
 
 # --- t9: unknown option fails before anything -----------------------------------------------------
 
-@pytest.mark.parametrize("args", [["--with-workfow"], ["--with-workflow", "--forse"], ["-x"], ["extra"]])
+@pytest.mark.parametrize("args", first_on_archive([["--with-workfow"], ["--with-workflow", "--forse"], ["-x"], ["extra"]]))
 def test_t9_unknown_option_fails_before_mutation(maestro, home, args):
     H.write_settings(home, None, b'{"theme":"unchanged"}\n')
     _seed_user_state(home)
@@ -734,9 +734,10 @@ def test_symlinked_destination_is_refused(maestro, home, built_pyz, what):
 
 @pytest.mark.parametrize(
     "relative,label",
-    [(".codex/config.toml", "Codex config"), (".codex/config.toml.maestro.bak", "Codex config backup"),
-     (".claude/settings.json.maestro.bak", "settings backup"), (".maestro/ask-on-start", "ask-on-start preference"),
-     (".maestro/settings-before-install.json", "settings snapshot")],
+    first_on_archive([  # one symlink refusal (testing/archive_cases.py)
+        (".codex/config.toml", "Codex config"), (".codex/config.toml.maestro.bak", "Codex config backup"),
+        (".claude/settings.json.maestro.bak", "settings backup"), (".maestro/ask-on-start", "ask-on-start preference"),
+        (".maestro/settings-before-install.json", "settings snapshot")]),
 )
 def test_symlinked_config_backup_or_flag_is_refused(maestro, home, relative, label):
     H.write_settings(home, {})
@@ -766,7 +767,7 @@ BAD_MANIFESTS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(BAD_MANIFESTS))
+@pytest.mark.parametrize("case", first_on_archive(sorted(BAD_MANIFESTS)))  # one manifest check (testing/archive_cases.py)
 def test_invalid_manifest_refuses_install(maestro, home, case):
     raw, reason = BAD_MANIFESTS[case]
     H.write_settings(home, {})
@@ -815,7 +816,7 @@ def test_manifest_is_private_two_space_json_with_installed_hashes(maestro, home)
     assert value["settings_before"] == {"existed": True}
 
 
-@pytest.mark.parametrize("file_mode", [0o644, 0o640, 0o600])
+@pytest.mark.parametrize("file_mode", first_on_archive([0o644, 0o640, 0o600]))  # one chmod (testing/archive_cases.py)
 def test_settings_mode_is_preserved(maestro, home, file_mode):
     H.write_settings(home, {"theme": "dark"})
     os.chmod(H.settings_path(home), file_mode)

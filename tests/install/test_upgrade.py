@@ -182,6 +182,7 @@ def test_settings_json_that_claude_code_cannot_parse_is_refused(maestro, home, r
     assert H.snapshot(home) == before
 
 
+@pytest.mark.in_process
 def test_recognising_commands_never_raises_on_hostile_text(home):
     """Seeded fuzz: mutations of maestro's own commands are either exactly ours or foreign — no exception."""
     import random

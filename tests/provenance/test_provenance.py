@@ -107,12 +107,14 @@ def cache_of(repo) -> dict:
 
 
 # --------------------------------------------------------------------------- what is seen --
+@pytest.mark.in_process
 def test_plain_repo_equals_the_reference_and_is_self_describing(repo):
     value = checked(repo)
     assert re.fullmatch(r"tree-v3:[0-9a-f]{40}", value)
     assert digest(repo / "src") == value  # any directory of the worktree names the same tree
 
 
+@pytest.mark.in_process
 def test_untracked_files_are_visible_and_ignored_files_are_not(repo):
     before = checked(repo)
     (repo / ".gitignore").write_text("*.log\nbuild/\n")
@@ -126,6 +128,7 @@ def test_untracked_files_are_visible_and_ignored_files_are_not(repo):
     assert checked(repo) != with_ignore
 
 
+@pytest.mark.in_process
 def test_deletion_exec_bit_and_symlinks_are_visible(repo):
     base = checked(repo)
     os.chmod(repo / "a.txt", 0o755)
@@ -145,6 +148,7 @@ def test_deletion_exec_bit_and_symlinks_are_visible(repo):
     checked(repo)
 
 
+@pytest.mark.in_process
 def test_commits_and_index_only_changes_are_invisible(repo):
     (repo / "a.txt").write_text("edited by codex\n")
     (repo / "new.txt").write_text("new\n")
@@ -159,6 +163,7 @@ def test_commits_and_index_only_changes_are_invisible(repo):
     assert checked(repo) == dirty
 
 
+@pytest.mark.in_process
 def test_submodule_checkout_and_dirt_are_visible_inner_commits_are_not(tmp_path):
     dep = make_repo(tmp_path / "dep", {"f.txt": b"v1\n"})
     (dep / "f.txt").write_text("v2\n")
@@ -181,6 +186,7 @@ def test_submodule_checkout_and_dirt_are_visible_inner_commits_are_not(tmp_path)
     assert digest(sup / "dep") == dirty  # from inside the submodule: the same write domain
 
 
+@pytest.mark.in_process
 def test_untracked_nested_repository_is_observed(repo):
     nested = make_repo(repo / "vendor", {"seed.txt": b"seed\n"})
     before = checked(repo)
@@ -188,6 +194,7 @@ def test_untracked_nested_repository_is_observed(repo):
     assert checked(repo) != before
 
 
+@pytest.mark.in_process
 def test_other_worktrees_are_invisible(repo, tmp_path):
     other = tmp_path / "other-wt"
     git(repo, "worktree", "add", "-q", str(other), "-b", "side")
@@ -198,6 +205,7 @@ def test_other_worktrees_are_invisible(repo, tmp_path):
     assert checked(other) != other_before
 
 
+@pytest.mark.in_process
 def test_a_moved_repository_reads_as_a_different_tree(repo, tmp_path):
     before = checked(repo)
     moved = tmp_path / "moved"
@@ -206,6 +214,7 @@ def test_a_moved_repository_reads_as_a_different_tree(repo, tmp_path):
 
 
 # ------------------------------------------------------- raw bytes, whatever git converts --
+@pytest.mark.in_process
 def test_a_clean_filter_cannot_hide_bytes(tmp_path):
     repo = make_repo(tmp_path / "repo", {".gitattributes": b"*.txt filter=up\n"})
     git(repo, "config", "filter.up.clean", "tr a-z A-Z")
@@ -224,6 +233,7 @@ def test_a_clean_filter_cannot_hide_bytes(tmp_path):
     assert checked(repo) != first
 
 
+@pytest.mark.in_process
 def test_autocrlf_and_eol_attributes_do_not_change_what_is_hashed(tmp_path):
     repo = make_repo(tmp_path / "repo", {"seed": b"x\n"})
     git(repo, "config", "core.autocrlf", "true")
@@ -242,6 +252,7 @@ def test_autocrlf_and_eol_attributes_do_not_change_what_is_hashed(tmp_path):
     assert checked(repo) == value  # ... and restoring it restores the digest
 
 
+@pytest.mark.in_process
 def test_a_one_off_conversion_at_add_time_does_not_leak_into_the_digest(repo):
     """Why maestro keeps its own stat cache: git's index can hold a converted blob for a file it
     calls clean, with nothing in today's config or attributes to say so."""
@@ -259,6 +270,7 @@ def test_a_one_off_conversion_at_add_time_does_not_leak_into_the_digest(repo):
 
 
 # ---------------------------------------------------------------------- the stat cache --
+@pytest.mark.in_process
 def test_a_racily_clean_edit_is_seen(repo):
     path = repo / "a.txt"
     path.write_bytes(b"aaaa\n")
@@ -271,6 +283,7 @@ def test_a_racily_clean_edit_is_seen(repo):
     assert checked(repo) != first
 
 
+@pytest.mark.in_process
 def test_a_cached_id_is_not_reused_when_only_ctime_moved(repo):
     path = repo / "a.txt"
     first = checked(repo, clock_ns=lambda: time.time_ns() + LATER_NS)
@@ -281,6 +294,7 @@ def test_a_cached_id_is_not_reused_when_only_ctime_moved(repo):
     assert checked(repo) != first
 
 
+@pytest.mark.in_process
 def test_recent_files_are_never_cached(repo):
     """An entry written within the margin could change again inside the same timestamp tick."""
     (repo / "fresh.txt").write_text("just written\n")
@@ -291,6 +305,7 @@ def test_recent_files_are_never_cached(repo):
     assert os.fsencode(repo / "fresh.txt") in cache_of(repo)
 
 
+@pytest.mark.in_process
 def test_an_old_mtime_with_a_fresh_ctime_is_never_cached(repo):
     """Racily clean is judged on ctime too: an mtime put back (touch -d, a restore tool) does not make a file
     written just now safe to cache, for another write in the same ctime tick would leave the stat key as it is."""
@@ -305,6 +320,7 @@ def test_an_old_mtime_with_a_fresh_ctime_is_never_cached(repo):
     assert os.fsencode(path) in cache_of(repo)  # once ctime is old enough too, it is
 
 
+@pytest.mark.in_process
 def test_the_cache_is_used_and_only_trusted_for_matching_stat(repo):
     value = checked(repo, clock_ns=lambda: time.time_ns() + LATER_NS)
     cache_file = repo / ".git" / provenance.CACHE_NAME
@@ -320,12 +336,14 @@ def test_the_cache_is_used_and_only_trusted_for_matching_stat(repo):
 
 
 @pytest.mark.parametrize("junk", [b"", b"garbage\n", b"maestro-digest-cache 1 5 3\nabc"])
+@pytest.mark.in_process
 def test_a_damaged_cache_is_ignored(repo, junk):
     value = checked(repo, clock_ns=lambda: time.time_ns() + LATER_NS)
     (repo / ".git" / provenance.CACHE_NAME).write_bytes(junk)
     assert digest(repo) == value
 
 
+@pytest.mark.in_process
 def test_a_symlinked_cache_is_not_followed(repo, tmp_path):
     target = tmp_path / "elsewhere"
     target.write_bytes(b"keep me")
@@ -359,6 +377,7 @@ def git_shim(tmp_path, monkeypatch, body):
     monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
 
 
+@pytest.mark.in_process
 def test_a_failing_submodule_enumeration_means_no_digest(tmp_path, monkeypatch):
     dep = make_repo(tmp_path / "dep", {"f": b"1\n"})
     sup = make_repo(tmp_path / "sup", {"s": b"1\n"})
@@ -368,6 +387,7 @@ def test_a_failing_submodule_enumeration_means_no_digest(tmp_path, monkeypatch):
     assert value is None and "submodule" in why
 
 
+@pytest.mark.in_process
 def test_a_hanging_git_is_bounded_and_heartbeats(repo, tmp_path, monkeypatch):
     git_shim(tmp_path, monkeypatch, 'case "$*" in *ls-files*) sleep 30;; esac')
     ticks = []
@@ -477,6 +497,7 @@ def test_a_symlinked_log_is_replaced_not_followed(repo, tmp_path):
 
 
 # -------------------------------------------------------------- the manual check --
+@pytest.mark.in_process
 def test_check_line_speaks_in_every_state(repo, tmp_path):
     git_dir = str(repo / ".git")
     cwd = str(repo)

@@ -1,4 +1,5 @@
-"""Many judgements by the built archive's code in one process, for the big labelled tables (the Bash corpus).
+"""Many judgements by the built archive's code in one process, for the big labelled tables (the Bash corpus, the
+gate fuzz's hostile table, the directive table's inject-then-gate rows).
 
 Against the archive every corpus entry used to start its own `python3 -I -S maestro.pyz gate`: 1,186 processes,
 about 46 s of CPU per CI run for the same few entry-point lines each time. The entry point is proved by the
@@ -51,9 +52,15 @@ class Result:
 
 def judge_all(verb: str, payloads, env=None, cwd=None, timeout=300, archive=PYZ):
     """One Result per payload, judged by the archive's `maestro <verb>` in one process."""
+    return judge_cases([(verb, data) for data in payloads], env=env, cwd=cwd, timeout=timeout, archive=archive)
+
+
+def judge_cases(cases, env=None, cwd=None, timeout=300, archive=PYZ):
+    """One Result per (verb, payload), in order, in one process: what a case leaves on disk (a grant flag that
+    `inject` sets or revokes) is there for the next, as between hook processes (tests/hooks/test_directive_table.py)."""
     note_launch()
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", _DRIVER, str(archive)],
-                          input=json.dumps([[verb, data] for data in payloads]), capture_output=True, text=True,
+                          input=json.dumps([[verb, data] for verb, data in cases]), capture_output=True, text=True,
                           env=dict(os.environ, **(env or {})), cwd=cwd, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return [Result(*row) for row in json.loads(proc.stdout)]

@@ -26,3 +26,24 @@ def git_repo(path: Path, files=("app.py",), content="VALUE = 1\n") -> Path:
     git(path, "add", ".")
     git(path, "commit", "-qm", "init")
     return path.resolve()
+
+
+_TEMPLATE_BASE = os.environ.get("TMPDIR") or "/tmp"  # read at import: a test later points TMPDIR into its tmp_path
+_TEMPLATE = []
+
+
+def default_repo(path: Path) -> Path:
+    """`git_repo(path)` with its defaults, copied from one built per test process: the `repo` fixture makes
+    hundreds of them, five git processes each. The copy's index is refreshed (one git process), so git sees
+    the worktree exactly as in a repository built in place: clean, app.py committed on main."""
+    import atexit
+    import shutil
+    import tempfile
+
+    if not _TEMPLATE:
+        base = tempfile.mkdtemp(prefix="maestro-test-repo-template-", dir=_TEMPLATE_BASE)
+        atexit.register(shutil.rmtree, base, True)
+        _TEMPLATE.append(git_repo(Path(base) / "repo"))
+    shutil.copytree(_TEMPLATE[0], path, symlinks=True)
+    git(path, "update-index", "-q", "--refresh")
+    return path.resolve()

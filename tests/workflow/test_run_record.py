@@ -7,11 +7,17 @@ import json
 import os
 
 import pytest
+from testing.archive_cases import first_on_archive
 from testing.processes import run
 
 from maestro.memory.project import outcomes
 
 pytestmark = pytest.mark.timeout(90)
+
+# What a run records is decided by run_record.py inside the verb's own process, the same module in the archive. The
+# archive run keeps one end-to-end record per terminal state, the watchdog record and the failure-is-a-warning
+# rule; the variations below (handoff bookkeeping, session ids, file lists, filtering) run on the source tree.
+SOURCE_ONLY_LOGIC = pytest.mark.source_only
 
 VERIFY_OK = "grep -q 'VALUE = 2' app.py"
 VERIFY_FAIL = "echo 'FAILED check_value: VALUE is not 2 (took 0.31s)'; exit 1"
@@ -109,6 +115,7 @@ def test_each_loop_terminal_state_writes_exactly_one_outcome(repo, fake, home, s
         assert outcome["verify"]["last_state"] == "failed" and outcome["verify"]["last_rc"] == 1
 
 
+@SOURCE_ONLY_LOGIC
 def test_verified_done_removes_the_earlier_handoff_of_the_same_plan(repo, fake, home):
     plan_path = write_plan(repo)
     fake.set(final_message=QUESTIONS, turn_seconds=0)
@@ -140,6 +147,7 @@ def test_watchdog_writes_a_watchdog_outcome(repo, fake, home):
     assert any(line.startswith("WATCHDOG_OUTCOME: DONE recorded in ") for line in result.lines)
 
 
+@SOURCE_ONLY_LOGIC
 def test_watchdog_needs_answers_leaves_a_watchdog_handoff(repo, fake, home):
     fake.set(final_message=QUESTIONS, turn_seconds=0)
     result = run("watchdog", "Inline plan: set VALUE to 2.", "5", "1", cwd=repo)
@@ -153,7 +161,7 @@ def test_watchdog_needs_answers_leaves_a_watchdog_handoff(repo, fake, home):
                                               f"{outcome['task_id']}), then run: maestro watchdog")
 
 
-@pytest.mark.parametrize("value", ["0", "false", "OFF", " no "])
+@pytest.mark.parametrize("value", first_on_archive(["0", "false", "OFF", " no "]))  # one config reader (testing/archive_cases.py)
 def test_memory_record_off_writes_nothing(repo, fake, home, value):
     fake.set(**DONE_EDIT)
     result = loop(repo, write_plan(repo), env={"MAESTRO_MEMORY_RECORD": value})
@@ -162,6 +170,7 @@ def test_memory_record_off_writes_nothing(repo, fake, home, value):
     assert not any("_OUTCOME" in line or "_WARNING" in line for line in result.lines)
 
 
+@SOURCE_ONLY_LOGIC
 def test_memory_record_off_writes_no_handoff_for_an_open_task(repo, fake, home):
     fake.set(final_message=QUESTIONS, turn_seconds=0)
     result = loop(repo, write_plan(repo), env={"MAESTRO_MEMORY_RECORD": "0"})
@@ -184,6 +193,7 @@ def test_an_unwritable_memory_dir_is_a_warning_not_a_changed_result(repo, fake, 
     assert crashes.exists() and "loop:outcome" in crashes.read_text()
 
 
+@SOURCE_ONLY_LOGIC
 def test_an_unwritable_memory_dir_keeps_an_open_state_too(repo, fake, home, tmp_path):
     blocker = tmp_path / "a-regular-file"
     blocker.write_text("x")
@@ -194,6 +204,7 @@ def test_an_unwritable_memory_dir_keeps_an_open_state_too(repo, fake, home, tmp_
     assert any(line.startswith("LOOP_WARNING: could not record the outcome") for line in result.lines)
 
 
+@SOURCE_ONLY_LOGIC
 def test_watchdog_with_an_unwritable_memory_dir_warns(repo, fake, home, tmp_path):
     blocker = tmp_path / "a-regular-file"
     blocker.write_text("x")
@@ -205,6 +216,7 @@ def test_watchdog_with_an_unwritable_memory_dir_warns(repo, fake, home, tmp_path
     assert any(line.startswith("WATCHDOG_WARNING: could not record the outcome") for line in result.lines)
 
 
+@SOURCE_ONLY_LOGIC
 def test_a_valid_session_id_is_recorded(repo, fake, home):
     fake.set(final_message=QUESTIONS, turn_seconds=0)
     result = loop(repo, write_plan(repo), env={"MAESTRO_SESSION_ID": "valid-id"})
@@ -215,7 +227,7 @@ def test_a_valid_session_id_is_recorded(repo, fake, home):
     assert handoff["session_id"] == "valid-id"
 
 
-@pytest.mark.parametrize("sid", ["bad id", "../x", "x" * 65])
+@pytest.mark.parametrize("sid", first_on_archive(["bad id", "../x", "x" * 65]))  # one id check (testing/archive_cases.py)
 def test_an_invalid_session_id_is_not_recorded(repo, fake, home, sid):
     fake.set(**DONE_EDIT)
     assert loop(repo, write_plan(repo), env={"MAESTRO_SESSION_ID": sid}).rc == 0
@@ -223,6 +235,7 @@ def test_an_invalid_session_id_is_not_recorded(repo, fake, home, sid):
     assert outcome["session_id"] is None
 
 
+@SOURCE_ONLY_LOGIC
 def test_files_changed_lists_exactly_the_files_the_fake_edited(repo, fake, home):
     (repo / "untouched.py").write_text("A = 1\n")
     (repo / "gone.py").write_text("B = 1\n")
@@ -234,6 +247,7 @@ def test_files_changed_lists_exactly_the_files_the_fake_edited(repo, fake, home)
     assert outcome["files_changed"] == ["app.py", "gone.py", "pkg/new_module.py"]
 
 
+@SOURCE_ONLY_LOGIC
 def test_no_edit_records_no_files(repo, fake, home):
     fake.set(final_message="RESULT: BLOCKED — no", turn_seconds=0)
     assert loop(repo, write_plan(repo)).rc == 11
@@ -241,6 +255,7 @@ def test_no_edit_records_no_files(repo, fake, home):
     assert outcome["files_changed"] == []
 
 
+@SOURCE_ONLY_LOGIC
 def test_secrets_in_the_verify_output_are_filtered(repo, fake, home):
     fake.set(final_message="Did it.\nRESULT: DONE", turn_seconds=0)
     verify = "printf 'FAILED login with pass%s: hunter%s\\n' word 2; exit 1"  # the command holds no secret
@@ -251,6 +266,7 @@ def test_secrets_in_the_verify_output_are_filtered(repo, fake, home):
     assert "hunter2" not in json.dumps(outcome["attempts"])
 
 
+@SOURCE_ONLY_LOGIC
 def test_outcomes_live_under_the_project_of_the_repo_root(repo, fake, home):
     sub = repo / "pkg"
     sub.mkdir()

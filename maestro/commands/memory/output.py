@@ -9,15 +9,23 @@ the reasons).
 
 import sys
 
-from maestro.commands.support import Parser, write_envelope
-from maestro.commands.support import parser as cli_parser
 from maestro.errors import Exit, MaestroError
 from maestro.util.text import first_line
 
 
-def parser(sub: str, doc: str) -> Parser:
-    """The shared `Parser`: its usage errors read `maestro memory <sub>: … (see --help)`."""
+def parser(sub: str, doc: str):
+    """The shared commands.support `Parser`: its usage errors read `maestro memory <sub>: … (see --help)`.
+    (commands.support is imported here, not at the top: `memory search` parses its usual command lines
+    itself and never loads argparse.)"""
+    from maestro.commands.support import parser as cli_parser
+
     return cli_parser(f"memory {sub}", doc)
+
+
+def write_envelope(command: str, ok: bool, **fields) -> None:
+    from maestro.commands import support
+
+    support.write_envelope(command, ok, **fields)
 
 
 def one_line(text: str, limit: int = 200) -> str:

@@ -42,6 +42,73 @@ def run_search(query: str, *, tracks=(), limit: int = 10, cwd=None, branch=None,
                          branch=branch, since=since, archived=archived)
 
 
+# The options of `memory search`: (takes a value, repeats). Anything else (an abbreviation, `--`, -h, a
+# query word that starts with '-', a bad --limit) goes to argparse, which says what is wrong.
+_OPTIONS = {"--track": (True, True), "--limit": (True, False), "--cwd": (True, False), "--branch": (True, False),
+            "--since": (True, False), "--archived": (False, False), "--json": (False, False)}
+
+
+def quick_args(argv):
+    """The parsed arguments of an ordinary command line, as argparse would give them (a dict), or None
+    when argparse must parse it: a search pays ~4 ms for importing argparse otherwise."""
+    found = {"query": [], "track": [], "limit": 10, "cwd": None, "branch": None, "since": None,
+             "archived": False, "json": False}
+    at, closed = 0, False  # closed: an option came after the query words (argparse then refuses more)
+    while at < len(argv):
+        word = argv[at]
+        if not word.startswith("-"):
+            if closed:
+                return None
+            found["query"].append(word)
+            at += 1
+            continue
+        closed = bool(found["query"])
+        name, has_value, value = word.partition("=")
+        if name not in _OPTIONS or bool(has_value) and not _OPTIONS[name][0]:
+            return None
+        takes_value, repeats = _OPTIONS[name]
+        key = name[2:]
+        if not takes_value:
+            found[key] = True
+            at += 1
+            continue
+        if not has_value:
+            if at + 1 >= len(argv) or argv[at + 1].startswith("-"):
+                return None
+            value = argv[at + 1]
+            at += 1
+        at += 1
+        if key == "limit":
+            try:
+                value = int(value)  # argparse's type=int
+            except ValueError:
+                return None
+        if repeats:
+            found[key].append(value)
+        else:
+            found[key] = value
+    return found if found["query"] else None
+
+
+def _parsed(argv) -> dict:
+    """The arguments, by quick_args or by argparse (same names and values)."""
+    quick = quick_args(argv)
+    if quick is not None:
+        return quick
+    p = parser("search", main.__doc__)
+    p.add_argument("query", nargs="+", help="words to look for (one query)")
+    p.add_argument("--track", action="append", default=[],
+                   help="only this track (repeat for several): global|memory, user, project, key, daily, "
+                        "reference")
+    p.add_argument("--limit", type=int, default=10, help="at most this many hits (default 10)")
+    p.add_argument("--cwd", help="the project whose tracks are searched (default: .)")
+    p.add_argument("--branch", help="favour entries of this branch")
+    p.add_argument("--since", help="only entries dated YYYY-MM-DD or later")
+    p.add_argument("--archived", action="store_true", help="search the archives too")
+    p.add_argument("--json", action="store_true", help="print one JSON envelope")
+    return vars(p.parse_args(argv))
+
+
 def main(argv) -> int:
     """rank the entries of every track for a query (exit 1 when nothing matches)
 
@@ -51,20 +118,9 @@ One line per hit, best first: score, track, id, date, file, and the entry's firs
 Exit 0 with hits, 1 with none, 3 on bad arguments."""
 
     def body(out):
-        p = parser("search", main.__doc__)
-        p.add_argument("query", nargs="+", help="words to look for (one query)")
-        p.add_argument("--track", action="append", default=[],
-                       help="only this track (repeat for several): global|memory, user, project, key, daily, "
-                            "reference")
-        p.add_argument("--limit", type=int, default=10, help="at most this many hits (default 10)")
-        p.add_argument("--cwd", help="the project whose tracks are searched (default: .)")
-        p.add_argument("--branch", help="favour entries of this branch")
-        p.add_argument("--since", help="only entries dated YYYY-MM-DD or later")
-        p.add_argument("--archived", action="store_true", help="search the archives too")
-        p.add_argument("--json", action="store_true", help="print one JSON envelope")
-        args = p.parse_args(argv)
-        hits = run_search(" ".join(args.query), tracks=args.track, limit=args.limit, cwd=args.cwd,
-                          branch=args.branch, since=args.since, archived=args.archived)
+        args = _parsed(argv)
+        hits = run_search(" ".join(args["query"]), tracks=args["track"], limit=args["limit"], cwd=args["cwd"],
+                          branch=args["branch"], since=args["since"], archived=args["archived"])
         for hit in hits:
             out.line(hit_line(hit))
         if not hits and not out.as_json:

@@ -5,19 +5,21 @@
 English stopwords and Porter-stems what is left (stem.py). Order is kept: ranking looks at positions for
 phrase and proximity boosts. The same function fills the index and reads the query, so the two always agree.
 
-The inject hook analyzes every real prompt with this, so it stays cheap to import: `re` (which the hooks
-load anyway) and stem.py, one compiled pattern, and a bounded memo of the words it has seen.
+The inject hook analyzes every real prompt with this, so it stays cheap to import: no `re` for ASCII text
+(a translate table splits it, the same words the pattern finds: a test compares them), stem.py, and a
+bounded memo of the words it has seen.
 """
-
-import re
 
 # What the index's rows were analyzed with (index.fingerprint): bump it with any change to what `terms`
 # returns (here or in stem.py), so every index is rebuilt. tests/memory/store/test_index_analyzer_pin.py
 # fails when this code changes and the number does not.
-VERSION = 1
+VERSION = 2
 
 # Runs of letters/digits; '_' is a separator too (\w would keep it), so snake_case splits into its parts.
-_WORD = re.compile(r"[^\W_]+")
+WORD_PATTERN = r"[^\W_]+"
+_word = None  # the compiled pattern, for text that is not ASCII
+# For ASCII text: every character that is not a letter or digit becomes a space, then str.split.
+_ASCII_SEPARATORS = {code: " " for code in range(128) if not chr(code).isalnum()}
 # Function words that carry no topic. Short on purpose: words like 'not', 'off', 'first', 'after' or
 # 'before' stay, because in a coding memory they change what an entry says ("do not squash", "after the
 # merge").
@@ -71,7 +73,7 @@ def terms(text: str) -> list:
     """The analyzed terms of `text`, in order: casefolded, split, stopwords removed, stemmed."""
     out = []
     memo = _memo
-    for word in _WORD.findall(text):
+    for word in _words(text):
         found = memo.get(word)
         if found is None:
             found = _word_terms(word)
@@ -80,3 +82,15 @@ def terms(text: str) -> list:
             memo[word] = found
         out.extend(found)
     return out
+
+
+def _words(text: str) -> list:
+    """The runs of letters and digits of `text`, as WORD_PATTERN finds them."""
+    global _word
+    if text.isascii():
+        return text.translate(_ASCII_SEPARATORS).split()
+    if _word is None:
+        import re
+
+        _word = re.compile(WORD_PATTERN)
+    return _word.findall(text)

@@ -1,55 +1,45 @@
-"""The search index: `<memory>/.maestro-memory/index.sqlite3`, a cache of the track files, never the truth.
+"""The search index: `<memory>/.maestro-memory/index.sqlite3`, a cache of the track files, never the truth
+(docs/memory-index.md says it all at length).
 
     files(path, size, mtime_ns, ctime_ns, inode,       what each indexed file looked like when it was read,
-          doc_count, term_total, racy, digest)          its entries' count and total length (corpus stats),
-                                                        and its bytes' digest while its signature is racy
+          doc_count, term_total, racy, digest,          its entries' count and total length (corpus stats),
+          id_lo, id_hi, mask)                           its bytes' digest while racy, its entries' ids
     docs(id, file_id, seq, track, entry_id, date, text, terms, length, project, digest, branches)   per entry
-    post(term, file_id, doc, tf, len)                   one per distinct term of an entry (WITHOUT ROWID,
-                                                        keyed by term, file, entry): its count in the entry
-                                                        and the entry's length, so BM25 is summed in SQL
+    bits, many, lens, sizes                             each term's entries as bitmaps over docs.id, by
+                                                        count, the entries by length, and each one's length
+                                                        (index_bits.py)
 
-Freshness: `open_corpus` stats every file the search reads and re-indexes only those whose size,
-mtime, ctime or inode differ from the row (or that appeared or vanished), so hand edits, `sync`
-merges, `repair` and foreign writers are caught; store writes also refresh the files they wrote
-inside their transaction (`refresh_written`, called by txn.py under the store lock), so the next
-search finds nothing to do (one chunk per file at most there: the first index of a big file is left to
-the search). A file is stat-ed before it is read: a write racing the read leaves a row that the next
-stat check re-indexes. An unchanged entry keeps its row (matched by the digest of its text), so an
-append to a 10,000-entry file parses and analyzes one entry, not 10,000. `warm` brings the index fully
-up to date for a detached refresher.
+Freshness: `open_corpus` stats every file the search reads (in its read transaction: when nothing
+changed, that one read of `files` serves the corpus) and re-indexes only those whose size, mtime, ctime
+or inode differ from the row (or that appeared or vanished); store writes refresh the files they wrote
+inside their transaction (`refresh_written`, from txn.py, one chunk at most). A file is stat-ed before
+it is read; an unchanged entry keeps its row (by digest); a file read within index_rows.RACY_NS of its
+mtime is checked by digest until older (git's racy rule). `warm` brings everything up to date for the
+detached refresher. A refresh commits per file and per index_rows.CHUNK_ENTRIES new entries, so a caller
+cut short keeps its progress; a search reads in one read transaction and never serves a half-done file.
 
-Robustness: an index that is missing, not a regular file we own (a planted symlink), unreadable,
-corrupt (sqlite3.DatabaseError), of another format or another analyzer is rebuilt silently into a
-private temp file that is then renamed over it; readers see whole SQLite transactions only. When
-the index cannot be built or updated (read-only memory dir, full disk, locked longer than the caller's
-`busy_ms`), `sqlite3` is missing, or MAESTRO_MEMORY_INDEX=off (knobs.memory_index_enabled), `open_corpus`
-returns None and search uses the in-memory corpus (rank.MemoryCorpus) for that call: same results.
-
-Progress and isolation: a refresh commits each file (and each index_rows.CHUNK_ENTRIES new entries of a
-big one) on its own, so a caller cut short (the recall's budget, a kill) keeps what it did; a search then
-reads in one read transaction (every query sees one state of the index; closing the corpus ends it) and
-never serves a file whose chunks are half done. A file read within index_rows.RACY_NS of its mtime is
-also checked by the digest of its bytes until it is older (git's racy rule).
-
-Why a posting table and not FTS5: search needs each term's count in each entry (for BM25 summed in
-SQL, so the top entries are picked without loading every match into Python) and rank's own idf; FTS5
-with detail=none stores no counts, and its bm25() has another idf. Plain SQLite tables hold exactly
-what rank needs, and an interpreter whose SQLite lacks FTS5 still gets the index.
+Robustness: an index that is missing, not a regular file we own, unreadable, corrupt, of another format
+or analyzer is rebuilt silently (private temp file, then rename). When it cannot be built or updated
+(read-only dir, full disk, busy past `busy_ms`), SQLite is missing or MAESTRO_MEMORY_INDEX=off,
+`open_corpus` returns None and search parses the files (rank.MemoryCorpus): the same results.
 """
 
 import os
 import stat
 
 from maestro import knobs
-from maestro.memory.store import index_files, index_rows
+from maestro.memory.store import index_bits, index_files, index_rows
 from maestro.memory.store.analyze import VERSION as ANALYZER_VERSION
 from maestro.memory.store.layout import META_DIR
 from maestro.memory.store.index_corpus import IndexCorpus
-from maestro.util.atomic import TEMP_INFIX, make_private_dirs, sweep_stale_temps
 
-FORMAT = "5"
+FORMAT = "7"
 INDEX_NAME = "index.sqlite3"
 BUSY_MS = 2000  # how long an index write waits for another process's index transaction
+# An entry's row (~0.8 KB of text and terms) and a term's segment of bitmaps (≤ 1 KB each) spill into
+# overflow pages at SQLite's default 4 KB (more than ~1 KB per row); at 16 KB they stay in their page:
+# the index of the 20,000-entry bench store is a third of the size and a search reads fewer pages.
+PAGE_SIZE = 16384
 _usable = None  # probed once per process
 
 
@@ -58,11 +48,14 @@ def index_path(root: str) -> str:
 
 
 def _sqlite():
+    """The SQLite binding: `_sqlite3`, the C module the `sqlite3` package wraps (the same connect,
+    Connection and errors); the package's own layer imports datetime and its adapters, ~1.5 ms of every
+    recall. An interpreter built without SQLite has neither."""
     try:
-        import sqlite3
+        import _sqlite3
     except ImportError:
         return None
-    return sqlite3
+    return _sqlite3
 
 
 def errors() -> tuple:
@@ -85,19 +78,6 @@ def fingerprint() -> str:
     """The index format and the analyzer's version (analyze.VERSION, pinned to its code by a test): an
     analyzer that changed (new stemming, stopwords) makes every stored row stale, so the index is rebuilt."""
     return f"{FORMAT}:{ANALYZER_VERSION}"
-
-
-_SCHEMA = (
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INT, mtime_ns INT, "
-    "ctime_ns INT, inode INT, doc_count INT NOT NULL DEFAULT 0, term_total INT NOT NULL DEFAULT 0, "
-    "racy INT NOT NULL DEFAULT 0, digest BLOB)",
-    "CREATE TABLE docs(id INTEGER PRIMARY KEY, file_id INT NOT NULL, seq INT NOT NULL, track TEXT, entry_id TEXT, "
-    "date TEXT, text TEXT, terms TEXT, length INT, project TEXT, digest BLOB, branches TEXT)",
-    "CREATE INDEX docs_by_file ON docs(file_id, seq)",
-    "CREATE TABLE post(term TEXT NOT NULL, file_id INT NOT NULL, doc INT NOT NULL, tf INT NOT NULL, "
-    "len INT NOT NULL, PRIMARY KEY(term, file_id, doc)) WITHOUT ROWID",
-)
 
 
 def _is_ours(path: str) -> bool:
@@ -145,6 +125,8 @@ def _valid(conn) -> bool:
 
 def _rebuild(sqlite3, root: str, path: str) -> None:
     """A fresh, empty index of the current format, published by rename (never a half-built file)."""
+    from maestro.util.atomic import TEMP_INFIX, sweep_stale_temps  # rebuilds only: contextlib is a hook's ms
+
     directory = os.path.dirname(path)
     tmp = os.path.join(directory, f".{INDEX_NAME}{TEMP_INFIX}{os.getpid()}")
     sweep_stale_temps(path)  # what a rebuilder killed before its rename left
@@ -153,16 +135,14 @@ def _rebuild(sqlite3, root: str, path: str) -> None:
                 and not os.path.exists(os.path.join(directory, name[:-len("-journal")])):
             os.unlink(os.path.join(directory, name))
     for leftover in (tmp, tmp + "-journal"):
-        try:
-            os.unlink(leftover)
-        except FileNotFoundError:
-            pass
+        _unlink_if_there(leftover)
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     try:
         conn = _connect(sqlite3, tmp)
         try:
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before the first table: fixed from then on
             conn.execute("BEGIN")
-            for statement in _SCHEMA:
+            for statement in index_rows.SCHEMA:
                 conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
             conn.execute("COMMIT")
@@ -170,16 +150,16 @@ def _rebuild(sqlite3, root: str, path: str) -> None:
             conn.close()
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink_if_there(tmp)
         raise
-    for stale in (path + "-journal",):  # a journal left by a killed writer of the file we replaced
-        try:
-            os.unlink(stale)
-        except FileNotFoundError:
-            pass
+    _unlink_if_there(path + "-journal")  # a journal left by a killed writer of the file we replaced
+
+
+def _unlink_if_there(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:  # gone already; anything else shows when the file is created again (O_EXCL)
+        pass
 
 
 def _open(sqlite3, root: str, create: bool, busy_ms: int = None):
@@ -200,6 +180,8 @@ def _open(sqlite3, root: str, create: bool, busy_ms: int = None):
                 conn.close()
         if not create or attempt == 2:
             return None
+        from maestro.util.atomic import make_private_dirs
+
         make_private_dirs(os.path.dirname(path))
         _rebuild(sqlite3, root, path)
     return None
@@ -214,15 +196,19 @@ def _reindex(conn, root: str, item, known, budget: int = None) -> tuple:
                               index_rows.CHUNK_ENTRIES if budget is None else budget)
 
 
-def _known(conn) -> dict:
-    """path → (id, signature, racy, digest) of every indexed file."""
-    return {path: (file_id, (size, mtime, ctime, inode), racy, digest) for file_id, path, size, mtime, ctime, inode,
-            racy, digest in conn.execute("SELECT id, path, size, mtime_ns, ctime_ns, inode, racy, digest FROM files")}
+_FILE_COLUMNS = "id, path, size, mtime_ns, ctime_ns, inode, racy, digest, id_lo, id_hi, mask, doc_count, term_total"
 
 
-def _changes(conn, root: str, items, project: str, prune: bool) -> tuple:
+def _known(conn, rows=None) -> dict:
+    """path → (id, signature, racy, digest) of every indexed file (from `rows` of _FILE_COLUMNS, when read)."""
+    if rows is None:
+        rows = conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
+    return {row[1]: (row[0], tuple(row[2:6]), row[6], row[7]) for row in rows}
+
+
+def _changes(conn, root: str, items, project: str, prune: bool, rows=None) -> tuple:
     """(known rows, items to re-index, indexed paths gone, items to settle)."""
-    known = _known(conn)
+    known = _known(conn, rows)
     listed = {item.rel for item in items}
     states = {item.rel: index_rows.state(root, item.rel, known.get(item.rel)) for item in items}
     stale = [item for item in items if states[item.rel] == index_rows.STALE]
@@ -289,8 +275,10 @@ def _in_write_transaction(conn, root: str, work):
         if _inode(index_path(root)) != conn.inode:
             raise OSError(f"{index_path(root)} was replaced while open")  # another rebuild won: serve from the files
         done = work()
+        index_bits.flush(conn)
         conn.execute("COMMIT")
     except BaseException:
+        index_bits.discard(conn)
         conn.execute("ROLLBACK")
         raise
     return done
@@ -308,6 +296,19 @@ def _snapshot_whole(conn, items) -> bool:
     return False
 
 
+def _fresh_corpus(conn, root: str, items, project: str, since: str):
+    """The usual case in one read: inside the read transaction the corpus then keeps, the files' rows,
+    every listed file stat-ed against them; when none changed, vanished or must settle, the corpus over
+    those very rows (no second read of the files table), else None (rolled back: refresh first)."""
+    conn.execute("BEGIN")
+    rows = conn.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
+    _known_rows, stale, gone, settle = _changes(conn, root, items, project, True, rows)
+    if stale or gone or settle:
+        conn.execute("ROLLBACK")
+        return None
+    return IndexCorpus(conn, [item.rel for item in items], since, rows=rows)
+
+
 def open_corpus(root: str, items, *, project: str = "", since: str = "", busy_ms: int = None):
     """An IndexCorpus over `items` (index_files.wanted), fresh, read in one transaction (closing the corpus
     ends it); None when the index cannot serve. `busy_ms` is how long to wait for another process's index
@@ -321,6 +322,9 @@ def open_corpus(root: str, items, *, project: str = "", since: str = "", busy_ms
             conn = _open(sqlite3, root, create=True, busy_ms=busy_ms)
             if conn is None:
                 return None
+            fresh = _fresh_corpus(conn, root, items, project, since)
+            if fresh is not None:
+                return fresh
             for _round in range(3):
                 _refresh(conn, root, items, project, prune=True)
                 if _snapshot_whole(conn, items):

@@ -4,21 +4,17 @@ to some track files (and to entries dated `since` on).
 It serves the same documents, statistics, candidates and neighbours as rank.MemoryCorpus would over those
 files, so the two give identical rankings, without loading every matching entry into Python:
 
-    df(term)        a count over the `post` table's primary key (term, file_id, doc)
-    candidates()    plain BM25 summed in SQL over the query terms' postings (their tf and the entry's
-                    length are stored in each posting), ordered, and read only down to the cut (plus the
-                    rows tied with the last one kept); only those entries are loaded. Rows whose SQL
-                    scores lie within CUT_EPSILON of each other are re-ordered by the exact Python score
-                    (rank's formula, in its term order), then key, so SQL's float rounding never decides
-                    a tie or the cut
-    neighbours()    entries by (file, seq) around the hit
+    the corpus  a bitmap of its entries' ids: each file's run of ids (or its stored bitmap), less the
+                entries dated before `since` when one is given
+    df(term)    the count of the term's entries (index_bits) within the corpus: one C-level popcount
+    candidates  the best entries by plain BM25, exactly rank.MemoryCorpus's (index_topk.py); only those
+                entries are loaded
+    neighbours  entries by (file, seq) around the hit
 """
 
-from maestro.memory.store.rank import B, K1, Doc, bm25_scored, idf
+from maestro.memory.store import index_bits, index_topk
+from maestro.memory.store.rank import Doc, idf
 
-# SQL's sum runs in another order than Python's: scores that far apart, relative, are treated as a tie
-# and decided by the exact Python score (SQLite's doubles differ from Python's by ~1e-15 relative).
-CUT_EPSILON = 1e-9
 _CHUNK = 500  # ids per `IN (...)`, written as integer literals (no host parameter per id: old builds allow 999)
 
 
@@ -27,24 +23,36 @@ class IndexCorpus:
 
     _COLUMNS = "d.id, f.path, d.seq, d.track, d.entry_id, d.date, d.text, d.terms, d.project, d.branches"
 
-    def __init__(self, conn, rels, since: str = ""):
+    def __init__(self, conn, rels, since: str = "", rows=None):
+        """`rows`: the files table as index.py read it in this read transaction (index._FILE_COLUMNS), so
+        it is not read twice."""
         self.conn = conn
         wanted = set(rels)  # filtered here: one bound variable per file fails past 999 files on old SQLite
-        self._file_ids = {path: file_id for path, file_id in conn.execute("SELECT path, id FROM files")
-                          if path in wanted}
+        self._file_ids, self._paths, corpus = {}, {}, 0
+        count = total = 0
+        if rows is None:
+            rows = conn.execute("SELECT id, path, 0, 0, 0, 0, 0, 0, id_lo, id_hi, mask, doc_count, term_total "
+                                "FROM files")
+        for file_id, path, *_stat, low, high, mask, doc_count, term_total in rows:
+            if path in wanted:
+                self._file_ids[path] = file_id
+                self._paths[file_id] = path
+                corpus |= index_bits.file_mask(low, high, mask)
+                count += doc_count or 0
+                total += term_total or 0
         self._in_files = f"({','.join(str(int(i)) for i in self._file_ids.values()) or 'NULL'})"
         self._since, self._args = "", ()
         if since:
             self._since, self._args = " AND d.date >= ?", (since,)
+            dated = [row[0] for row in conn.execute(f"SELECT d.id FROM docs d WHERE d.file_id IN {self._in_files}"
+                                                    f"{self._since}", self._args)]
+            corpus &= index_bits.mask_of(dated)
             count, total = conn.execute(f"SELECT count(*), total(d.length) FROM docs d WHERE d.file_id IN "
                                         f"{self._in_files}{self._since}", self._args).fetchone()
-        else:  # kept per file by index.py: no scan of every row
-            count, total = conn.execute(f"SELECT total(doc_count), total(term_total) FROM files WHERE id IN "
-                                        f"{self._in_files}").fetchone()
-            count = int(count)
+        self._corpus = corpus
         self.n_docs = count
         self.avg_len = total / count if count else 0.0
-        self._df = {}
+        self._sets, self._buckets, self._placed, self._sizes = {}, None, {}, {}
 
     def close(self) -> None:
         """End the read transaction (index.open_corpus began it) and the connection."""
@@ -54,22 +62,61 @@ class IndexCorpus:
         finally:
             self.conn.close()
 
-    def _postings(self) -> str:
-        """The postings of this corpus: a FROM tail and WHERE condition on `post p` (joined to the
-        entry's row only when `since` must look at its date)."""
-        if not self._since:
-            return f" WHERE p.file_id IN {self._in_files}"
-        # CROSS JOIN: SQLite keeps that order, so the postings drive and an entry's row is looked up
-        # per posting; driven from docs (one file of 20,000 entries) a query would probe every entry
-        return f" CROSS JOIN docs d ON d.id = p.doc WHERE p.file_id IN {self._in_files}{self._since}"
+    def _load_sets(self, terms) -> None:
+        """The bitmaps of the terms not loaded yet (two queries for all of them)."""
+        missing = [term for term in dict.fromkeys(terms) if term not in self._sets]
+        for start in range(0, len(missing), 200):
+            chunk = missing[start:start + 200]
+            marks = ",".join("?" * len(chunk))
+            found = {}
+            for term, segment, *sets in self.conn.execute(
+                    f"SELECT term, seg, one, two, three FROM bits WHERE term IN ({marks})", chunk):
+                shift = segment << index_bits.SEGMENT_BITS
+                mine = found.setdefault(term, [0, 0, 0, {}])
+                for number, value in enumerate(sets):
+                    if value:
+                        mine[number] |= index_bits.decode(value) << shift
+            for term, doc, tf in self.conn.execute(f"SELECT term, doc, tf FROM many WHERE term IN ({marks})", chunk):
+                found.setdefault(term, [0, 0, 0, {}])[3][doc] = tf
+            for term in chunk:
+                mine = found.get(term)
+                self._sets[term] = None if mine is None else index_topk.TermSets(*mine, self._corpus)
+
+    def prefetch(self, terms) -> None:
+        """Read the sets of all these terms at once (rank.search asks df term by term afterwards)."""
+        self._load_sets(terms)
 
     def df(self, term: str) -> int:
-        found = self._df.get(term)
-        if found is None:
-            found = self.conn.execute(f"SELECT count(*) FROM post p{self._postings()} AND p.term = ?",
-                                      (*self._args, term)).fetchone()[0]
-            self._df[term] = found
-        return found
+        self._load_sets((term,))
+        sets = self._sets[term]
+        return sets.any.bit_count() if sets is not None else 0
+
+    def _length_buckets(self) -> dict:
+        if self._buckets is None:
+            self._buckets = {}
+            for bucket, bits in self.conn.execute("SELECT bucket, bits FROM lens"):
+                members = index_bits.decode(bits) & self._corpus
+                if members:
+                    self._buckets[bucket] = members
+        return self._buckets
+
+    def _lengths(self, ids) -> dict:
+        """id → length of some entries, from the `sizes` rows of their segments (index_bits)."""
+        wanted = {doc_id >> index_bits.SEGMENT_BITS for doc_id in ids} - self._sizes.keys()
+        if wanted:
+            self._sizes.update(self.conn.execute(f"SELECT seg, data FROM sizes WHERE seg IN "
+                                                 f"({','.join(str(int(seg)) for seg in wanted)})"))
+        return {doc_id: index_bits.size_of(self._sizes, doc_id) for doc_id in ids}
+
+    def _keys(self, ids) -> dict:
+        """id → key (`<file>#<seq>`) of some entries: the order of ties, and of a cut that keeps all."""
+        missing = [doc_id for doc_id in ids if doc_id not in self._placed]
+        for start in range(0, len(missing), _CHUNK):
+            chunk = missing[start:start + _CHUNK]
+            for doc_id, file_id, seq in self.conn.execute(
+                    f"SELECT id, file_id, seq FROM docs WHERE id IN ({','.join(str(int(i)) for i in chunk)})"):
+                self._placed[doc_id] = f"{self._paths.get(file_id, '')}#{seq}"
+        return self._placed
 
     def _docs(self, ids) -> list:
         out = []
@@ -81,41 +128,52 @@ class IndexCorpus:
                 f"WHERE d.id IN ({','.join(str(int(doc_id)) for doc_id in chunk)})")]
         return out
 
-    def _ranked(self, weights: dict, limit: int):
-        """(rows, cut): every matching (id, SQL score), best first, when no more than `limit` match
-        (cut False); else the rows down to the cut by plain BM25 summed in SQL, plus every row tied
-        (within CUT_EPSILON) with the last one kept (cut True)."""
-        terms = list(weights)
-        values = ",".join("(?, ?)" for _ in terms)
-        params = [value for term in terms for value in (term, weights[term])]
-        avg_len = self.avg_len or 1.0
-        # rank's norm is K1 * (1 - B + B * length / avg_len), spelled as two constants and one product
-        rows = self.conn.execute(
-            f"WITH q(term, w) AS (VALUES {values}) "
-            f"SELECT p.doc, sum(q.w * p.tf * {K1 + 1.0!r} / (p.tf + ? + ? * p.len)) AS s "
-            f"FROM q CROSS JOIN post p ON p.term = q.term{self._postings()} "
-            f"GROUP BY p.doc ORDER BY s DESC",
-            (*params, K1 * (1.0 - B), K1 * B / avg_len, *self._args))
-        kept, floor = [], None
-        for row in rows:
-            if floor is not None and row[1] < floor:
-                rows.close()
-                return kept, True
-            kept.append(row)
-            if len(kept) == limit:
-                floor = row[1] - abs(row[1]) * CUT_EPSILON
-        return kept, len(kept) > limit
-
     def candidates(self, terms, limit: int) -> list:
         query = list(dict.fromkeys(terms))
         if not query or limit <= 0 or not self.n_docs:
             return []
-        weights = {term: idf(self, term) for term in query}
-        rows, cut = self._ranked(weights, limit)
-        docs = dict((doc_id, doc) for doc_id, doc in self._docs([doc_id for doc_id, _ in rows]))
-        if not cut:
-            return sorted(docs.values(), key=lambda doc: doc.key)
-        return _exact_order([(docs[doc_id], score) for doc_id, score in rows], weights, self.avg_len)[:limit]
+        self._load_sets(query)
+        weights = {term: idf(self, term) for term in query if self._sets[term] is not None}
+        sets = {term: self._sets[term] for term in weights}
+        ranked = index_topk.top(weights, sets, self._length_buckets(), self.avg_len, limit, self._lengths)
+        if len(ranked) <= limit:  # every matching entry: rank.MemoryCorpus gives them in key order
+            keys = self._keys([doc_id for doc_id, _score in ranked])
+            chosen = sorted((doc_id for doc_id, _score in ranked), key=keys.__getitem__)
+        else:
+            ranked.sort(key=lambda pair: -pair[1])
+            scores = [score for _doc_id, score in ranked]
+            last = scores[limit - 1]
+            # only equal scores need the keys: those tied with another one down to the cut (usually none)
+            tied = [doc_id for at, (doc_id, score) in enumerate(ranked) if score >= last and (
+                (at and scores[at - 1] == score) or (at + 1 < len(scores) and scores[at + 1] == score))]
+            keys = self._keys(tied) if tied else {}
+            ranked.sort(key=lambda pair: (-pair[1], keys.get(pair[0], "")))
+            chosen = [doc_id for doc_id, _score in ranked[:limit]]
+        docs = dict(self._docs(chosen))
+        return [docs[doc_id] for doc_id in chosen]
+
+    def around(self, docs, k: int) -> list:
+        """[neighbours(doc, k) for doc in docs], read in one query per 100 docs (without `since`)."""
+        if self._since or k <= 0:
+            return [self.neighbours(doc, k) for doc in docs]
+        rows_of = {}
+        wanted = [(self._file_ids[doc.file], doc.seq) for doc in docs if doc.file in self._file_ids]
+        for start in range(0, len(wanted), 100):
+            chunk = wanted[start:start + 100]
+            ranges = " OR ".join("(d.file_id = ? AND d.seq BETWEEN ? AND ?)" for _ in chunk)
+            params = [value for file_id, seq in chunk for value in (file_id, seq - k, seq + k)]
+            for row in self.conn.execute(f"SELECT {self._COLUMNS}, d.file_id FROM docs d JOIN files f "
+                                         f"ON f.id = d.file_id WHERE {ranges}", params):
+                rows_of.setdefault(row[-1], {})[row[2]] = row[:-1]
+        out = []
+        for doc in docs:
+            rows = rows_of.get(self._file_ids.get(doc.file), {})
+            if doc.seq not in rows:
+                out.append([])
+                continue
+            out.append([_doc(rows[seq]) for seq in range(doc.seq - k, doc.seq + k + 1)
+                        if seq != doc.seq and seq in rows])
+        return out
 
     def neighbours(self, doc, k: int) -> list:
         file_id = self._file_ids.get(doc.file)
@@ -140,21 +198,3 @@ def _doc(row) -> Doc:
     _id, path, seq, track, entry_id, date, text, terms, project, branches = row
     return Doc(f"{path}#{seq}", track, entry_id, date, path, text, tuple(terms.split("\x1f")) if terms else (),
                seq, project, tuple(branches.split("\x1f")) if branches else ())
-
-
-def _exact_order(scored, weights: dict, avg_len: float) -> list:
-    """Docs in SQL's score order, each run of near-equal SQL scores (within CUT_EPSILON of its
-    neighbour) re-ordered by the exact Python score, then key: the order rank.MemoryCorpus gives."""
-    out, run = [], []
-    for doc, score in scored:
-        if run and run[-1][1] - score > abs(run[-1][1]) * CUT_EPSILON:
-            out += _settled(run, weights, avg_len)
-            run = []
-        run.append((doc, score))
-    return out + _settled(run, weights, avg_len)
-
-
-def _settled(run, weights, avg_len) -> list:
-    if len(run) == 1:
-        return [run[0][0]]
-    return [doc for doc, _ in bm25_scored(weights, [doc for doc, _ in run], avg_len)]

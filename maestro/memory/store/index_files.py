@@ -12,20 +12,19 @@ not searched); its date is the stamp as written, a daily `[HH:MM]` completed wit
 branches are the names of its `[branch:…]` tag (() when it has none: every branch).
 """
 
-import collections
 import os
 
-from maestro.memory.store import entry as grammar
-from maestro.memory.store import layout
 from maestro.memory.store.analyze import terms as analyze
 from maestro.memory.store.rank import Doc
+from maestro.util import days
+from maestro.util.record import record
 
 _GLOBAL = (("memory", "MEMORY.md", "MEMORY-archive.md"), ("user", "USER.md", "USER-archive.md"))
 _PROJECT = (("project", "MEMORY.md", "MEMORY-archive.md"), ("key", "KEY.md", "KEY-archive.md"),
             ("reference", "REFERENCE.md", None))
 
 
-class TrackFile(collections.namedtuple("TrackFile", "rel track project")):
+class TrackFile(record("TrackFile", "rel track project", module=__name__)):
     """One file search reads: `rel` relative to the memory dir ('/'-separated), its track, its
     project key ('' for a global track)."""
 
@@ -63,11 +62,9 @@ def wanted(root: str, project: str = "", tracks=(), archived: bool = False) -> l
 
 
 def _is_day(text: str) -> bool:
-    try:
-        layout.check_date(text)
-    except Exception:  # noqa: BLE001 - a StoreError: not a daily file (e.g. a .todo.md or a stray name)
-        return False
-    return True
+    """layout.check_date's rule (YYYY-MM-DD, a real day) without its exception: a daily dir of a year's
+    files is checked on every recall (a .todo.md or a stray name is not a daily file)."""
+    return days.is_day(text)
 
 
 def in_scope(rel: str, project: str) -> bool:
@@ -102,6 +99,8 @@ def track_file(root: str, path: str):
 
 def entries_of(data) -> list:
     """A file's entries, read leniently as listing reads them (undecodable bytes become U+FFFD)."""
+    from maestro.memory.store import entry as grammar  # parsing only (a refresh): `re` for the hooks otherwise
+
     return grammar.parse_entries(data.decode("utf-8", "replace")) if data else []
 
 
@@ -109,6 +108,8 @@ def header_of(item: TrackFile, entry: str) -> tuple:
     """(text, id, date, branches) of one entry: what a document shows, and the branches its
     `[branch:a,b]` tag scopes it to (() = every branch), which recall filters by as the snapshot does."""
     daily = item.track == "daily"
+    from maestro.memory.store import entry as grammar
+
     parts = grammar.split(entry, daily)
     stamp = parts.stamp_text or ""
     if daily and stamp and ":" in stamp[:3]:

@@ -15,16 +15,10 @@ stored `racy`, with the digest of its bytes: until a later check finds its mtime
 stat check also compares the digest (`state`).
 """
 
-import collections
 import os
 import time
 
-try:  # the builtin module: hashlib would load OpenSSL
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a build without it
-    from hashlib import blake2b
-
-from maestro.memory.store import index_files
+from maestro.memory.store import index_bits, index_files
 
 CHUNK_ENTRIES = 1000  # new entries analyzed per transaction (~0.1 s of CPU): a short budget still makes progress
 RACY_NS = 2_000_000_000  # a file modified this close to its read may change again unseen by its stat
@@ -32,11 +26,27 @@ RACY_NS = 2_000_000_000  # a file modified this close to its read may change aga
 
 FRESH, STALE, SETTLE = "fresh", "stale", "settle"
 
+# The index's tables (index.py rebuilds with them; index_bits.py keeps bits, many and lens).
+SCHEMA = (
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INT, mtime_ns INT, "
+    "ctime_ns INT, inode INT, doc_count INT NOT NULL DEFAULT 0, term_total INT NOT NULL DEFAULT 0, "
+    "racy INT NOT NULL DEFAULT 0, digest BLOB, id_lo INT, id_hi INT, mask BLOB)",
+    "CREATE TABLE docs(id INTEGER PRIMARY KEY, file_id INT NOT NULL, seq INT NOT NULL, track TEXT, entry_id TEXT, "
+    "date TEXT, text TEXT, terms TEXT, length INT, project TEXT, digest BLOB, branches TEXT)",
+    "CREATE INDEX docs_by_file ON docs(file_id, seq)",
+    "CREATE TABLE bits(term TEXT NOT NULL, seg INT NOT NULL, one BLOB, two BLOB, three BLOB, "
+    "PRIMARY KEY(term, seg)) WITHOUT ROWID",
+    "CREATE TABLE many(term TEXT NOT NULL, doc INT NOT NULL, tf INT NOT NULL, PRIMARY KEY(term, doc)) WITHOUT ROWID",
+    "CREATE TABLE lens(bucket INTEGER PRIMARY KEY, bits BLOB)",
+    "CREATE TABLE sizes(seg INTEGER PRIMARY KEY, data BLOB)",
+)
+
 
 def stat_of(root: str, rel: str):
     """A file's signature (size, mtime, ctime, inode), or None when it is absent."""
     try:
-        st = os.stat(os.path.join(root, rel))
+        st = os.stat(f"{root}/{rel}")  # rel is relative, '/'-separated (index_files): no join per file
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
@@ -60,6 +70,10 @@ def state(root: str, rel: str, row) -> str:
 
 
 def digest(data: bytes) -> bytes:
+    try:  # the builtin module: hashlib would load OpenSSL; imported here, only a refresh or a racy file digests
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a build without it
+        from hashlib import blake2b
     return blake2b(data, digest_size=16).digest()
 
 
@@ -99,6 +113,7 @@ def reindex(conn, item, known, signature, data, budget: int) -> tuple:
     _parsed.clear()
     conn.executemany("UPDATE docs SET seq = ? WHERE id = ?", moves)
     drop(conn, file_id, [row_id for rows in reusable.values() for row_id, _seq in rows])
+    index_bits.store_file_mask(conn, file_id)
     count, total = conn.execute("SELECT count(*), total(length) FROM docs WHERE file_id = ?", (file_id,)).fetchone()
     racy = is_racy(signature, read_at)
     conn.execute("UPDATE files SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, doc_count = ?, term_total = ?, "
@@ -138,7 +153,7 @@ def _match(entries, reusable) -> tuple:
 
 
 def _insert(conn, item, file_id: int, fresh) -> None:
-    """The rows and postings of entries new to the file (analyzed here), with ids above every row's."""
+    """The rows and bits of entries new to the file (analyzed here), with ids above every row's."""
     if not fresh:
         return
     docs = [(index_files.doc_of(item, seq, index_files.header_of(item, entry)), entry_digest)
@@ -150,17 +165,15 @@ def _insert(conn, item, file_id: int, fresh) -> None:
         [(first + n, file_id, doc.seq, doc.track, doc.id, doc.date, doc.text, "\x1f".join(doc.terms),
           len(doc.terms), doc.project, entry_digest, "\x1f".join(doc.branches))
          for n, (doc, entry_digest) in enumerate(docs)])
-    postings = [(term, file_id, first + n, tf, len(doc.terms))
-                for n, (doc, _digest) in enumerate(docs) for term, tf in collections.Counter(doc.terms).items()]
-    postings.sort()  # in key order: each insert lands next to the last one in the b-tree
-    conn.executemany("INSERT INTO post(term, file_id, doc, tf, len) VALUES (?, ?, ?, ?, ?)", postings)
+    index_bits.add(conn, [(first + n, "\x1f".join(doc.terms)) for n, (doc, _digest) in enumerate(docs)])
 
 
 def drop(conn, file_id: int, row_ids) -> None:
-    """Remove entries' rows and their postings (found by their stored terms: the postings' key)."""
+    """Remove entries' rows and clear their bits (found by their stored terms)."""
+    rows = []
     for row_id in row_ids:
-        row = conn.execute("SELECT terms FROM docs WHERE id = ?", (row_id,)).fetchone()
-        if row and row[0]:
-            conn.executemany("DELETE FROM post WHERE term = ? AND file_id = ? AND doc = ?",
-                             [(term, file_id, row_id) for term in set(row[0].split("\x1f"))])
-        conn.execute("DELETE FROM docs WHERE id = ?", (row_id,))
+        row = conn.execute("SELECT terms FROM docs WHERE id = ? AND file_id = ?", (row_id, file_id)).fetchone()
+        if row is not None:
+            rows.append((row_id, row[0]))
+    index_bits.remove(conn, rows)
+    conn.executemany("DELETE FROM docs WHERE id = ?", [(row_id,) for row_id, _terms in rows])

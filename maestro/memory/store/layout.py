@@ -13,13 +13,12 @@ session started in a subdirectory or through a symlinked checkout path shares th
 `project_root` (commands) and `locate` (the session-start hook, with the branch) agree on it.
 """
 
-import collections
-import datetime
 import os
-import re
 
 from maestro import paths
 from maestro.memory.store.errors import StoreError
+from maestro.util import days
+from maestro.util.record import record
 
 TRACKS = ("memory", "user", "project", "key", "daily", "reference")
 ALIASES = {"global": "memory"}
@@ -28,7 +27,6 @@ _FILES = {"memory": "MEMORY.md", "user": "USER.md", "project": "MEMORY.md", "key
           "reference": "REFERENCE.md"}
 _ARCHIVES = {"memory": "MEMORY-archive.md", "user": "USER-archive.md", "project": "MEMORY-archive.md",
              "key": "KEY-archive.md"}
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 META_DIR = ".maestro-memory"
 
 
@@ -40,14 +38,19 @@ def track_name(name: str) -> str:
     return track
 
 
+def _today() -> str:
+    import datetime
+
+    return datetime.date.today().isoformat()
+
+
 def check_date(value: str) -> str:
     """A daily file name: YYYY-MM-DD and a real calendar day (also the path-traversal guard)."""
-    if not isinstance(value, str) or not _DATE.fullmatch(value):
+    if not isinstance(value, str) or len(value) != 10 or value[4] != "-" or value[7] != "-" \
+            or not (value[:4] + value[5:7] + value[8:]).isascii() or not (value[:4] + value[5:7] + value[8:]).isdigit():
         raise StoreError(f"invalid date {value!r} (expected YYYY-MM-DD)", "usage")
-    try:
-        datetime.date.fromisoformat(value)
-    except ValueError:
-        raise StoreError(f"invalid date {value!r} (no such day)", "usage") from None
+    if not days.is_day(value):
+        raise StoreError(f"invalid date {value!r} (no such day)", "usage")
     return value
 
 
@@ -59,13 +62,19 @@ def project_hash(project_root: str) -> str:
     return sha1(project_root.encode("utf-8", "surrogateescape")).hexdigest()[:12]
 
 
-def project_root(cwd: str = None) -> str:
-    from maestro.util import git as gitscope
+PROJECT_GIT_TIMEOUT_SEC = 30  # util.git's GIT_TIMEOUT_SEC: a command waits for git as every git call does
 
+
+def project_root(cwd: str = None) -> str:
+    """The git toplevel of `cwd`'s real path (util.git.toplevel's answer: the same environment), else
+    `nearest_checkout`. Git is spawned as `locate` does: a memory command (search, add) need not
+    import `subprocess` for it."""
     directory = os.path.realpath(cwd or os.getcwd())
     if not os.path.isdir(directory):
         raise StoreError(f"not a directory: {cwd}", "usage")
-    return gitscope.toplevel(directory) or nearest_checkout(directory)
+    result = _git(directory, ["rev-parse", "--show-toplevel"], PROJECT_GIT_TIMEOUT_SEC)
+    top = result[1].strip() if result is not None and result[0] == 0 else ""
+    return os.path.realpath(top) if top else nearest_checkout(directory)
 
 
 def nearest_checkout(directory: str) -> str:
@@ -82,7 +91,7 @@ def nearest_checkout(directory: str) -> str:
         current = parent
 
 
-class Target(collections.namedtuple("Target", "track path archive", defaults=(None,))):
+class Target(record("Target", "track path archive", defaults=(None,), module=__name__)):
     """One track file, resolved: what a read or a write of that track touches (`archive` None:
     the track has no archive). Namedtuples, not dataclasses: the session-start hook imports this."""
 
@@ -93,7 +102,7 @@ class Target(collections.namedtuple("Target", "track path archive", defaults=(No
         return self.track == "daily"
 
 
-class Layout(collections.namedtuple("Layout", "root")):
+class Layout(record("Layout", "root", module=__name__)):
     __slots__ = ()
 
     @classmethod
@@ -123,7 +132,7 @@ class Layout(collections.namedtuple("Layout", "root")):
         """`project` is a project root (see `project_root`); `date` a daily date (default: today)."""
         track = track_name(track)
         if track == "daily":
-            day = check_date(date) if date is not None else datetime.date.today().isoformat()
+            day = check_date(date) if date is not None else _today()
             return Target(track, os.path.join(self.daily_dir, f"{day}.md"))
         if track in PROJECT_TRACKS:
             if not project:

@@ -1,26 +1,27 @@
 """Ranking of memory search: documents, the corpus protocol, plain BM25 and maestro's ranking (`search`).
 
-A corpus (duck-typed) serves documents: the SQLite FTS5 index (index.py) or, without FTS5, the pure-Python
+A corpus (duck-typed) serves documents: the SQLite index (index.py) or, without it, the pure-Python
 `MemoryCorpus` below. It offers `n_docs`, `avg_len`, `df(term)`, `candidates(terms, limit)` (the documents
-holding any of the terms, best-first by plain BM25 when it must cut) and `neighbours(doc, k)` (up to k
-entries on each side in the same file). Every score is computed here, in Python, from `Doc.terms` and the
+holding any of the terms, best-first by plain BM25 when it must cut), `neighbours(doc, k)` (up to k
+entries on each side in the same file) and `around(docs, k)` (the neighbours of each of several docs). Every score is computed here, in Python, from `Doc.terms` and the
 corpus statistics, so the two corpora give identical results; ties are broken by `Doc.key`.
 
-Imported by the inject hook on real prompts: stdlib `math` and `collections` only (no dataclasses: a
-namedtuple is built in well under a millisecond, `import dataclasses` costs several).
+Imported by the inject hook on real prompts: stdlib `math` only (Doc is a util.record: `import dataclasses`
+costs several milliseconds, `import collections` one and a half).
 """
 
 import math
-from collections import namedtuple
 
 from maestro.memory.store.analyze import terms as analyze
+from maestro.util import days
+from maestro.util.record import record
 
 # key: f"{file}#{seq}", unique and stable; track: the track's name; id: the entry id ('' when none);
 # date: the entry's stamp as written ('YYYY-MM-DD HH:MM', 'YYYY-MM-DD' or ''); file: path relative to the
 # memory dir; text: the entry body as shown; terms: analyze.terms(text) as a tuple; seq: the entry's
 # 0-based position in its file; project: '' for global tracks, else the project key; branches: the names
 # of the entry's [branch:…] tag, () for every branch (not ranked on: recall filters by it).
-Doc = namedtuple("Doc", "key track id date file text terms seq project branches", defaults=((),))
+Doc = record("Doc", "key track id date file text terms seq project branches", defaults=((),), module=__name__)
 
 K1 = 1.2
 B = 0.75
@@ -57,6 +58,10 @@ class MemoryCorpus:
             return docs
         weights = {term: idf(self, term) for term in dict.fromkeys(terms)}
         return [doc for doc, _ in bm25_scored(weights, docs, self.avg_len)[:limit]]
+
+    def around(self, docs, k: int) -> list:
+        """[neighbours(doc, k) for doc in docs] (the index answers it in one query)."""
+        return [self.neighbours(doc, k) for doc in docs]
 
     def neighbours(self, doc, k: int) -> list:
         entries = self._by_file.get(doc.file, ())
@@ -134,6 +139,10 @@ DELTA = 0.25
 # rescored: any POOL from 10 to 100, or every candidate, gives the same top 10 on both sets (1 loses 12
 # points of R@5); 30 keeps a margin at a fraction of the time.
 POOL = 30
+# The recall at the prompt shows at most 5 entries, so it rescores a pool of 10 (hooks/recall.py): on both
+# sets its R@5 and R@1 are those of a pool of 30 (LoCoMo R@5 0.709, R@1 0.451 vs 0.450; coding R@5 0.945),
+# only R@10 falls (0.777 → 0.764), and a prompt costs a third of the rescoring.
+RECALL_POOL = 10
 # A long prompt (a pasted log) must not cost a corpus lookup per word: of its first QUERY_LOOK distinct
 # terms, the QUERY_TERMS rarest are searched. LoCoMo questions and coding queries have fewer: no effect.
 QUERY_LOOK = 64
@@ -179,15 +188,19 @@ _PUNCTUATION = "?,.!;:\"()[]'’-"
 
 def _days(date: str):
     """Days since 0001-01-01 of a 'YYYY-MM-DD…' stamp, or None."""
-    import datetime
+    return days.ordinal(date)
 
-    try:
-        return datetime.date.fromisoformat(date[:10]).toordinal()
-    except (ValueError, TypeError):
-        return None
+
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december")
 
 
 def _dates_named(query: str) -> list:
+    """rank_dates.mentions(query); a query without a digit or a month's full name names no date, and
+    then rank_dates (its pattern, datetime) is not even imported (rank_dates checks the same first)."""
+    lowered = query.lower()
+    if not any(char.isdigit() for char in lowered) and not any(name in lowered for name in _MONTH_NAMES):
+        return []
     from maestro.memory.store.rank_dates import mentions
 
     return mentions(query)
@@ -250,19 +263,19 @@ def _says_a_time(text: str) -> bool:
 
 
 def _counts(doc_terms, weights) -> dict:
-    counts = {}
-    for term in weights:
-        tf = doc_terms.count(term)
-        if tf:
-            counts[term] = tf
-    return counts
+    """term → count of the weighted terms the entry holds, in `weights` order (the window's float sums
+    follow it). One set of the entry's terms first: most query terms are absent from most entries."""
+    present = set(doc_terms)
+    return {term: doc_terms.count(term) for term in weights if term in present}
 
 
 def _phrase_share(doc_terms, pairs) -> float:
+    """The share of `pairs` found as consecutive terms of the entry: substring searches in its terms
+    joined by \x1f (a term is letters and digits, never \x1f), no pair set built per entry."""
     if not pairs:
         return 0.0
-    present = set(zip(doc_terms, doc_terms[1:]))
-    return sum(1 for pair in pairs if pair in present) / len(pairs)
+    joined = "\x1f" + "\x1f".join(doc_terms) + "\x1f"
+    return sum(1 for first, second in pairs if f"\x1f{first}\x1f{second}\x1f" in joined) / len(pairs)
 
 
 def _window_score(place, stats, weights, avg_len: float) -> float:
@@ -291,7 +304,7 @@ _STEPS = tuple(step for step in range(-WINDOW, WINDOW + 1) if step)
 
 
 def search(query: str, corpus, *, limit: int = 10, today: str = "", branch: str = "", project: str = "",
-           track_weights=None) -> list:
+           track_weights=None, pool: int = POOL) -> list:
     """maestro's ranking, best first as (Doc, score); ties by Doc.key. BM25 picks a pool, each pooled entry
     and its neighbours is rescored over its context window, then phrase, scope, date, speaker, time-cue,
     track and recency factors (the knobs above say what each is worth)."""
@@ -299,6 +312,9 @@ def search(query: str, corpus, *, limit: int = 10, today: str = "", branch: str 
     query_terms = list(dict.fromkeys(sequence))
     if not query_terms or not corpus.n_docs or limit <= 0:
         return []
+    prefetch = getattr(corpus, "prefetch", None)  # the index reads every term's sets in one query
+    if prefetch is not None:
+        prefetch(query_terms[:QUERY_LOOK])
     counts = {term: corpus.df(term) for term in query_terms[:QUERY_LOOK]}
     weights = {term: _idf(corpus.n_docs, df) for term, df in counts.items() if df}  # no entry has the others
     if len(weights) > QUERY_TERMS:
@@ -309,14 +325,15 @@ def search(query: str, corpus, *, limit: int = 10, today: str = "", branch: str 
         return []
     # Only the pool is read from `base`: asking the corpus for just that many (it cuts by the same plain BM25,
     # ties by key) gives the same pool and spares the index loading thousands of entries nobody scores.
-    base = bm25_scored(weights, corpus.candidates(query_terms, max(POOL, limit)), corpus.avg_len)
+    base = bm25_scored(weights, corpus.candidates(query_terms, max(pool, limit)), corpus.avg_len)
     # The pool, the entries within WINDOW of it (to be scored) and within 2 × WINDOW (their windows).
     by_place = {}
     scoring = set()
-    for doc, _ in base[:max(POOL, limit)]:
+    rescored = [doc for doc, _ in base[:max(pool, limit)]]
+    for doc, others in zip(rescored, corpus.around(rescored, 2 * WINDOW)):
         by_place[(doc.file, doc.seq)] = doc
         scoring.add((doc.file, doc.seq))
-        for other in corpus.neighbours(doc, 2 * WINDOW):
+        for other in others:
             by_place[(other.file, other.seq)] = other
             if abs(other.seq - doc.seq) <= WINDOW:
                 scoring.add((other.file, other.seq))

@@ -8,8 +8,6 @@ None when not said, or an inclusive range of days) and `matches(whens, date)` sa
 Imported by rank.search only when the query holds a digit or a month name (the pattern compiles then).
 """
 
-import datetime
-
 _NAMES = (
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
@@ -74,6 +72,8 @@ def mentions(query: str) -> list:
 
 
 def _ordinal(when):
+    import datetime  # only for queries that name a date: the hooks' prompts mostly do not
+
     try:
         return datetime.date(*when).toordinal()
     except (TypeError, ValueError):
@@ -93,6 +93,8 @@ def _ranges(lowered: str, found: list) -> list:
 
 def matches(whens, date: str) -> bool:
     """Whether an entry stamped `date` ('YYYY-MM-DD…') falls on one of `whens`."""
+    import datetime
+
     try:
         day = datetime.date.fromisoformat(date[:10])
     except (ValueError, TypeError):

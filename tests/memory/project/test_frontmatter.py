@@ -7,9 +7,8 @@ import pytest
 
 from maestro.memory.project import frontmatter as fm
 
-pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
-
-pytestmark = pytest.mark.timeout(60)
+# One list: a second `pytestmark =` would replace the first, and the archive run would repeat this module.
+pytestmark = [pytest.mark.in_process, pytest.mark.timeout(60)]  # never runs the archive (tests/testing/in_process.py)
 
 ALPHABET = ("abcXYZ019 _-./:#\"'\\[]{},&*!|>%@`?~=+\t\r\n\x00\x1f\x7f\x85\u00a0\u2028\u3000"
             "éß漢字🙂\U0001f600")

@@ -69,6 +69,7 @@ def test_load_open_is_newest_first(repo):
 
 
 @pytest.mark.parametrize("state", ["VERIFIED_DONE", "DONE", "SOMETHING", None])
+@pytest.mark.in_process
 def test_a_finished_or_unknown_state_is_not_open(repo, state):
     memory = memory_for(repo)
     write_task(memory, "b", state=state)
@@ -77,6 +78,7 @@ def test_a_finished_or_unknown_state_is_not_open(repo, state):
 
 
 @pytest.mark.parametrize("state", ["NEEDS_ANSWERS", "BLOCKED", "STUCK", "FAILED", "INTERRUPTED", "POISONED"])
+@pytest.mark.in_process
 def test_every_open_state_is_open(repo, state):
     memory = memory_for(repo)
     write_task(memory, "c", state=state)
@@ -84,6 +86,7 @@ def test_every_open_state_is_open(repo, state):
 
 
 @pytest.mark.parametrize("task_id", ["../x", "a/b", "..", "x" * 65, "", ".hidden"])
+@pytest.mark.in_process
 def test_write_and_remove_refuse_an_invalid_task_id(repo, task_id):
     memory = memory_for(repo)
     with pytest.raises(StoreError):
@@ -93,6 +96,7 @@ def test_write_and_remove_refuse_an_invalid_task_id(repo, task_id):
     assert handoff_files(memory) == []
 
 
+@pytest.mark.in_process
 def test_text_fields_are_sanitized_and_bounded(repo):
     memory = memory_for(repo)
     path = handoffs.write(memory, task_id="s", kind="loop", title="deploy password: hunter2 " + "t" * 500,
@@ -141,6 +145,7 @@ def test_resume_line_is_one_bounded_line_for_hostile_values():
     assert "\n" not in session and len(session) <= handoffs.LINE_LIMIT
 
 
+@pytest.mark.in_process
 def test_resume_lines_show_five_tasks_then_a_count_then_the_session_note(repo):
     memory = memory_for(repo)
     for i in range(8):
@@ -208,6 +213,7 @@ def test_session_start_survives_a_symlinked_handoff_to_a_record_outside(maestro,
     assert "Planted task" not in result.out
 
 
+@pytest.mark.in_process
 def test_load_open_does_not_follow_a_symlink_out_of_the_store(repo, outside_tmp):
     memory = memory_for(repo)
     write_task(memory, "a", title="Real task")
@@ -268,6 +274,7 @@ def session_note(memory, sid=SID):
         return json.load(handle)
 
 
+@pytest.mark.in_process
 def test_46_from_stop_with_an_open_task_writes_the_session_note(repo):
     memory = memory_for(repo)
     plan = str(repo.parent / "plan-a.md")
@@ -285,6 +292,7 @@ def test_46_from_stop_with_an_open_task_writes_the_session_note(repo):
     assert line.startswith("Last session stopped with work open: refactor the value — 1 open task(s): Answer me")
 
 
+@pytest.mark.in_process
 def test_46_from_stop_session_note_records_the_open_tasks_state(repo):
     memory = memory_for(repo)
     write_task(memory, "a", state="STUCK", title="Answer me")
@@ -292,6 +300,7 @@ def test_46_from_stop_session_note_records_the_open_tasks_state(repo):
     assert "STUCK" in session_note(memory)["state"]
 
 
+@pytest.mark.in_process
 def test_from_stop_from_a_subdirectory_uses_the_project_root(repo):
     memory = memory_for(repo)
     write_task(memory, "a")
@@ -301,6 +310,7 @@ def test_from_stop_from_a_subdirectory_uses_the_project_root(repo):
     assert session_note(memory) is not None
 
 
+@pytest.mark.in_process
 def test_from_stop_with_no_open_work_clears_a_previous_note(repo):
     memory = memory_for(repo)
     write_task(memory, "a")
@@ -312,6 +322,7 @@ def test_from_stop_with_no_open_work_clears_a_previous_note(repo):
     assert handoffs.from_stop(stop_payload(repo)) == ""  # nothing left to clear
 
 
+@pytest.mark.in_process
 def test_from_stop_with_a_held_lease_records_the_lease_and_status_step(repo):
     memory = memory_for(repo)
     (repo / ".git" / "maestro-write.lock").mkdir()
@@ -322,6 +333,7 @@ def test_from_stop_with_a_held_lease_records_the_lease_and_status_step(repo):
     assert note["files"] == []
 
 
+@pytest.mark.in_process
 def test_from_stop_keeps_one_session_note_per_project(repo):
     memory = memory_for(repo)
     write_task(memory, "a")
@@ -335,6 +347,7 @@ def test_from_stop_keeps_one_session_note_per_project(repo):
     {"agent_id": "sub-1"}, {"session_id": "bad id!"}, {"session_id": "../x"}, {"session_id": None},
     {"cwd": "relative/dir"}, {"cwd": "/nonexistent/dir"}, {"cwd": 7},
 ])
+@pytest.mark.in_process
 def test_from_stop_ignores_subagents_and_bad_payloads(repo, payload):
     memory = memory_for(repo)
     write_task(memory, "a")

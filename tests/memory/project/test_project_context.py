@@ -61,6 +61,7 @@ def pattern_ids(text):
 # ------------------------------------------------------------------------------------------ bounded
 
 
+@pytest.mark.in_process
 def test_render_is_bounded_for_any_budget(repo):
     memory = memory_for(repo)
     rng = random.Random(45)
@@ -91,6 +92,7 @@ def test_bounded_keeps_whole_lines_and_cuts_only_the_first():
     assert project_context.bounded([], 100) == ""
 
 
+@pytest.mark.in_process
 def test_nothing_to_say_renders_nothing(repo):
     memory = memory_for(repo)
     assert render(memory) == ""
@@ -101,6 +103,7 @@ def test_nothing_to_say_renders_nothing(repo):
 # ------------------------------------------------------------------------------------ files in play
 
 
+@pytest.mark.in_process
 def test_patterns_follow_the_files_of_open_handoffs(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(1, ["lib/auth"]), pattern(2, ["web/*.js"])], [avoid(1, ["db/schema.sql"])])
@@ -115,6 +118,7 @@ def test_patterns_follow_the_files_of_open_handoffs(repo):
     assert "- [A001] avoid: avoid 1 — it broke\n" in render(memory)
 
 
+@pytest.mark.in_process
 def test_done_handoffs_do_not_bring_their_files_into_play(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(1, ["lib/auth"])])
@@ -122,6 +126,7 @@ def test_done_handoffs_do_not_bring_their_files_into_play(repo):
     assert render(memory) == ""
 
 
+@pytest.mark.in_process
 def test_patterns_follow_modified_untracked_and_renamed_files(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(1, ["app.py"]), pattern(2, ["new/deep/*.py"]), pattern(3, ["src/renamed.py"]),
@@ -138,6 +143,7 @@ def test_patterns_follow_modified_untracked_and_renamed_files(repo):
     assert pattern_ids(render(memory)) == ["P001", "P002", "P003", "P004"]
 
 
+@pytest.mark.in_process
 def test_files_in_play_reports_the_new_name_of_a_rename(repo):
     git(repo, "mv", "src/old.py", "src/renamed.py")
     (repo / "spaced name.txt").write_text("s\n")
@@ -152,6 +158,7 @@ def test_files_in_play_outside_git_are_the_handoff_files(tmp_path):
     assert project_context.files_in_play(str(plain), [{"files": ["b.py", "a.py"]}, {}], 2.0) == ["a.py", "b.py"]
 
 
+@pytest.mark.in_process
 def test_patterns_for_everywhere_always_apply(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(1, []), pattern(2, ["*"]), pattern(3, ["nowhere/x"])])
@@ -160,6 +167,7 @@ def test_patterns_for_everywhere_always_apply(repo):
     assert pattern_ids(text) == ["P001", "P002"]
 
 
+@pytest.mark.in_process
 def test_more_than_five_patterns_show_five_and_a_count(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(i, ["app.py"]) for i in range(1, 5)], [avoid(i, []) for i in range(1, 5)])
@@ -170,6 +178,7 @@ def test_more_than_five_patterns_show_five_and_a_count(repo):
     assert lines[-1] == "- (+3 more: maestro memory patterns)"
 
 
+@pytest.mark.in_process
 def test_pattern_lines_are_one_line_and_bounded(repo):
     memory = memory_for(repo)
     write_patterns(memory, [pattern(1, [], "multi\nline\x1b title " * 100)],

@@ -15,7 +15,7 @@ from maestro.memory.project import files as project
 from maestro.memory.project import context as project_context
 from maestro.memory.store.errors import StoreError
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.in_process, pytest.mark.timeout(60)]  # never runs the archive (tests/testing/in_process.py)
 
 ATOMS = [None, True, False, 0, -1, 2**70, 1.5, float("inf"), "", "x", "../x", "a/b", "..", "NEEDS_ANSWERS", "STUCK",
          "VERIFIED_DONE", "loop", "session", "manual", "\u202e\n\x00", "🙂" * 50, "[A001]", "*", "src/"]

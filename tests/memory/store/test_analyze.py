@@ -110,3 +110,17 @@ def test_search_modules_are_cheap_to_import():
             "print(sorted(m for m in ('json', 'argparse', 'dataclasses', 'sqlite3', 'datetime') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_index_side_of_recall_is_cheap_to_import():
+    """Recall imports the index modules on every real prompt: none may pull in re, contextlib,
+    collections, subprocess, datetime, json or argparse (the SQLite binding itself is imported when a
+    search opens the index, not with the modules)."""
+    root = str(pathlib.Path(analyze.__file__).parents[3])
+    modules = ("index", "index_corpus", "index_topk", "index_bits", "index_files", "index_rows", "layout", "rank")
+    code = (f"import sys; sys.path.insert(0, {root!r}); "
+            + "; ".join(f"import maestro.memory.store.{name}" for name in modules) + "; "
+            "print(sorted(m for m in ('re', 'contextlib', 'collections', 'subprocess', 'datetime', 'json', "
+            "'argparse', '_sqlite3', 'sqlite3') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -79,6 +79,7 @@ PIECES = ["word", "x", "[2024-01-02]", "[id:0123abcd]", "[summary:s]", "ยง", " ย
 
 
 @pytest.mark.parametrize("seed", range(2))
+@pytest.mark.in_process
 def test_add_then_repair_changes_nothing(mem_root, clock, project, seed):
     """Seeded: random texts built from the pieces repair reacts to, added to every entry track
     (some refused, some duplicates); afterwards repair plans no change anywhere."""

@@ -11,6 +11,7 @@ import pytest
 from maestro.memory.store import index, index_corpus, index_files
 from maestro.memory.store.analyze import terms as analyze_terms
 from maestro.memory.store import search as memsearch
+from maestro.util import atomic
 
 pytestmark = pytest.mark.in_process
 
@@ -169,7 +170,7 @@ def test_a_memory_dir_where_no_index_can_be_made_still_searches(store, mem_root,
     def refused(*args):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(index, "make_private_dirs", refused)
+    monkeypatch.setattr(atomic, "make_private_dirs", refused)  # index imports it when it must create the dir
     monkeypatch.setattr(index, "_rebuild", refused)
     assert texts(mem_root, "memory dir") == ["read only memory dir"]
     assert not os.path.exists(index.index_path(str(mem_root)))

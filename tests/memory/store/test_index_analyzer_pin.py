@@ -13,7 +13,8 @@ from maestro.memory.store import analyze, index
 
 pytestmark = pytest.mark.source_only
 
-PINNED = {1: "ef513120a9a72d0768a52f0e6922c83d5d39dfa23c373a6dd256f6b9ca1264e5"}
+PINNED = {1: "ef513120a9a72d0768a52f0e6922c83d5d39dfa23c373a6dd256f6b9ca1264e5",
+          2: "2a4668632a5e047607241f7c26831bf9f8631fb7386f4bae90f9008f70d41fbf"}  # 2: ASCII text split without `re` (same terms; tests/memory/store/test_analyze_words.py)
 
 
 def code_digest() -> str:

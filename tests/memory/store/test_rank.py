@@ -250,3 +250,22 @@ def test_names_in_a_huge_prompt_cost_a_bounded_scan():
     corpus = corpus_of(*CONVERSATION)
     prompt = "What did Caroline paint? " + "Zed " * 3000  # names are looked for in the first 4,000 characters
     assert keys(rank.search(prompt, corpus))[0] == "f1.md#0"
+
+
+def test_a_smaller_pool_rescores_the_windows_of_that_many_entries_only():
+    """The recall rescoring a pool of RECALL_POOL (its ≤ 5 entries lose nothing on the benches) reads the
+    windows of that many entries; a search, of POOL (or its limit when larger)."""
+    docs = [doc(f"lease gate note {i} " + "word " * (i % 7), file=f"n{i // 50}.md", seq=i % 50) for i in range(200)]
+
+    class Counting(rank.MemoryCorpus):
+        asked = []
+
+        def around(self, docs, k):
+            self.asked.append(len(docs))
+            return super().around(docs, k)
+
+    corpus = Counting(docs)
+    rank.search("lease gate", corpus, limit=5, pool=rank.RECALL_POOL)
+    rank.search("lease gate", corpus, limit=5)
+    rank.search("lease gate", corpus, limit=40, pool=rank.RECALL_POOL)
+    assert Counting.asked == [rank.RECALL_POOL, rank.POOL, 40]

@@ -71,3 +71,11 @@ def test_an_entry_stamped_on_the_named_day_ranks_first():
     assert rank.search("deploy rolled back", corpus)[0][0].date == "2026-02-03"  # a tie: by key
     assert rank.search("deploy rolled back on February 4", corpus)[0][0].date == "2026-02-04"
     assert rank.search("deploy rolled back on 2026-02-05", corpus)[0][0].date == "2026-02-05"
+
+
+def test_rank_skips_importing_the_dates_module_only_for_queries_that_name_no_month_or_digit():
+    """rank._dates_named pre-checks with its own month names: they must be rank_dates' full names."""
+    from maestro.memory.store import rank, rank_dates
+
+    assert rank._MONTH_NAMES == rank_dates._FULL_NAMES
+    assert rank._dates_named("what did we decide in March") == rank_dates.mentions("what did we decide in March")

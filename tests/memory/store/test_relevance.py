@@ -81,3 +81,16 @@ def test_session_start_focuses_on_the_branch_and_the_open_tasks(mem_root, tmp_pa
 
     text = session_start.memory_context({"session_id": "focus-test", "cwd": str(repo)}, "")
     assert "reconnect storm" in text and "kafka consumer lag alert" in text
+
+
+def test_the_words_an_entry_shares_with_the_focus_are_exactly_words_intersected():
+    """choose() matches an entry's words against the focus without building and filtering all of them
+    (session-start at 20,000 entries): the same set as words(entry) & words(focus), ASCII or not — a
+    non-ASCII casefold may move a word boundary (`İ` → `i` + a combining dot), so it is kept per word."""
+    focus = "İstanbul STRASSE straße ﬁle Kelvin the main release_v2 fix/websocket-reconnect ǅemal 日本語 src/net/a.py"
+    wanted = relevance.words(focus)
+    entries = [focus, focus.upper(), focus.lower(), focus.casefold(), "İSTANBUL istanbul i̇stanbul", "ﬁLE FILE file",
+               "the and main dev head release v2 websocket", "ǅEMAL ǆemal džemal", "日本語のテスト", "", "x" * 50,
+               OLD_HIT, *TIMELINE[:3], "Straße strasse STRAẞE", "\u212aelvin kelvin"]
+    for entry in entries:
+        assert relevance._found(entry, wanted) == relevance.words(entry) & wanted, entry

@@ -114,6 +114,7 @@ def test_without_sqlite3_search_parses_the_files_with_the_same_results(store, me
     root = str(mem_root)
     with_index = memsearch.search(root, "sqlite gate hook", cwd=str(project))
     monkeypatch.setitem(sys.modules, "sqlite3", None)  # `import sqlite3` now fails
+    monkeypatch.setitem(sys.modules, "_sqlite3", None)  # and the C module it wraps (what index.py imports)
     monkeypatch.setattr(index, "_usable", None)
     os.unlink(index.index_path(root))
     assert not index.available()
@@ -145,6 +146,9 @@ def test_a_cut_keeps_the_same_candidates_as_the_memory_corpus(store, mem_root, p
         for doc in reference.docs[::13]:
             for k in (0, 1, 3):
                 assert corpus.neighbours(doc, k) == reference.neighbours(doc, k)
+        for k in (0, 1, 4):  # several at once, in one query (the pool's windows), and a doc of no indexed file
+            docs = reference.docs[::7] + [reference.docs[0]._replace(file="nowhere.md", key="nowhere.md#0")]
+            assert corpus.around(docs, k) == [reference.neighbours(doc, k) for doc in docs] == reference.around(docs, k)
         terms = [term for word in WORDS for term in analyze.terms(word)]
         assert [corpus.df(t) for t in terms] == [reference.df(t) for t in terms]
     finally:

@@ -240,6 +240,7 @@ def test_34_huge_store_output_is_at_most_the_sum_of_caps_plus_the_fixed_text(mem
 
 
 @pytest.mark.parametrize("limit", [9000, 3000, 800])
+@pytest.mark.in_process
 def test_34_max_chars_bounds_the_text_even_when_every_newest_entry_is_oversize(mem_root, project, limit):
     fill_huge(mem_root, project, per_track=50, size=20000)
     snap = render(mem_root, project, max_chars=limit)
@@ -247,6 +248,7 @@ def test_34_max_chars_bounds_the_text_even_when_every_newest_entry_is_oversize(m
     assert snap.text.endswith(snapshot.NOTE + "\n")
 
 
+@pytest.mark.in_process
 def test_34_the_last_resort_clip_counts_its_own_marker(mem_root, project):
     """When scaling every cap down is not enough (the fixed text alone is too long), the text is clipped: the
     clipped text, its truncation marker included, still fits `max_chars` (the hook's 10,000-character cap)."""
@@ -353,6 +355,7 @@ def test_locate_unborn_and_detached_heads_have_no_branch(tmp_path):
     assert layout.locate(str(repo)) == (str(repo.resolve()), None)
 
 
+@pytest.mark.in_process
 def test_locate_with_a_missing_or_hanging_git_falls_back_to_the_directory(tmp_path, monkeypatch):
     import time
 

@@ -98,6 +98,7 @@ def test_an_unknown_id_is_no_match(todos):
     assert err.value.reason == "no_match" and err.value.code == 4
 
 
+@pytest.mark.in_process
 def test_ranking_is_overdue_then_today_then_quadrants_then_none(todos, tmp_path):
     project = tmp_path / "p"
     project.mkdir()

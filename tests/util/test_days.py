@@ -1,0 +1,44 @@
+"""util.days: the calendar arithmetic the hooks use instead of importing datetime agrees with datetime."""
+
+import datetime
+import random
+
+import pytest
+
+from maestro.util import days
+
+pytestmark = pytest.mark.in_process
+
+
+def expected(stamp):
+    try:
+        return datetime.date.fromisoformat(stamp[:10]).toordinal()
+    except (ValueError, TypeError):
+        return None
+
+
+@pytest.mark.parametrize("stamp", ["0001-01-01", "9999-12-31", "2024-02-29", "2023-02-29", "1900-02-29",
+                                   "2000-02-29", "2024-04-31", "2024-13-01", "2024-00-10", "2024-01-00",
+                                   "0000-01-01", "2024-05-01 10:00", "2024-5-01", "2024/05/01", "", "2024-05-0",
+                                   "２０２４-05-01", "abcd-ef-gh", "2024-05-01T10:00"])
+def test_ordinal_agrees_with_datetime(stamp):
+    assert days.ordinal(stamp) == expected(stamp)
+
+
+def test_ordinal_agrees_with_datetime_on_random_days():
+    rng = random.Random(1)
+    for _ in range(3000):
+        stamp = f"{rng.randint(1, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
+        assert days.ordinal(stamp) == expected(stamp)
+
+
+def test_is_day_wants_exactly_a_date():
+    assert days.is_day("2024-02-29") and not days.is_day("2023-02-29")
+    assert not days.is_day("2024-02-01 ") and not days.is_day(None) and not days.is_day("2024-02-1")
+
+
+def test_is_day_agrees_with_ordinal_on_random_names():
+    rng = random.Random(2)
+    for _ in range(3000):
+        name = f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
+        assert days.is_day(name) == (days.ordinal(name) is not None)
