@@ -61,7 +61,7 @@ def _sqlite():
 def errors() -> tuple:
     """What a query on the index may raise when the index, not the caller, is at fault."""
     sqlite3 = _sqlite()
-    return (sqlite3.Error,) if sqlite3 is not None else ()
+    return (sqlite3.Error, index_bits.Corrupt) if sqlite3 is not None else ()
 
 
 def available() -> bool:
@@ -331,7 +331,7 @@ def open_corpus(root: str, items, *, project: str = "", since: str = "", busy_ms
                     return IndexCorpus(conn, [item.rel for item in items], since)
             conn.close()
             return None
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, index_bits.Corrupt) as exc:
             if conn is not None:
                 conn.close()
             if attempt == 2 or not discard_if_corrupt(root, exc):
@@ -354,7 +354,7 @@ def warm(root: str, items, *, project: str = "") -> bool:
         finally:
             conn.close()
         return True
-    except (sqlite3.Error, OSError) as exc:
+    except (sqlite3.Error, OSError, index_bits.Corrupt) as exc:
         discard_if_corrupt(root, exc)
         return False
     except Exception:  # noqa: BLE001 - a cache refresher never fails its caller
@@ -365,7 +365,9 @@ def discard_if_corrupt(root: str, exc) -> bool:
     """Remove an index that SQLite found corrupt (not merely busy, full or read-only: those are
     OperationalErrors), so the next open rebuilds it. True when it was removed."""
     sqlite3 = _sqlite()
-    if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError) or isinstance(exc, sqlite3.OperationalError):
+    damaged = isinstance(exc, index_bits.Corrupt) or sqlite3 is not None and isinstance(
+        exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+    if not damaged:
         return False
     try:
         os.unlink(index_path(root))

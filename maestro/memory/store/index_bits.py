@@ -24,6 +24,15 @@ dropped (`remove`), so an id taken again never inherits another entry's terms.
 
 
 SEGMENT_BITS = 13  # 8,192 ids (1 KB of bitmap) per segment row
+# Ids at or above this are no entry's (134 million): a stored value that reaches them is damaged, and
+# building it would ask for gigabytes (Corrupt instead; the index is then rebuilt).
+MAX_IDS = 1 << 27
+
+
+class Corrupt(ValueError):
+    """A stored set or id that no index of ours holds: the index is damaged (index.discard_if_corrupt)."""
+
+
 SEGMENT = 1 << SEGMENT_BITS
 _SEGMENT_MASK = SEGMENT - 1
 
@@ -52,13 +61,18 @@ def decode(data) -> int:
     """The set `encode` stored (0 for NULL or an empty value)."""
     if not data or len(data) <= 4:
         return 0
-    return int.from_bytes(data[4:], "little") << (8 * int.from_bytes(data[:4], "little"))
+    offset = int.from_bytes(data[:4], "little")
+    if (offset + len(data) - 4) * 8 > MAX_IDS:
+        raise Corrupt(f"a stored set reaches past {MAX_IDS} ids")
+    return int.from_bytes(data[4:], "little") << (8 * offset)
 
 
 def mask_of(ids) -> int:
     """The bitmap of some ids."""
     if not ids:
         return 0
+    if not 0 <= min(ids) <= max(ids) < MAX_IDS:
+        raise Corrupt(f"an id outside 0…{MAX_IDS - 1}")
     out = bytearray((max(ids) >> 3) + 1)
     for doc in ids:
         out[doc >> 3] |= 1 << (doc & 7)
@@ -67,6 +81,8 @@ def mask_of(ids) -> int:
 
 def run_mask(low: int, high: int) -> int:
     """The bitmap of the ids low…high (inclusive)."""
+    if high >= MAX_IDS or low < 0:
+        raise Corrupt(f"an id outside 0…{MAX_IDS - 1}")
     return ((1 << (high - low + 1)) - 1) << low if high >= low else 0
 
 

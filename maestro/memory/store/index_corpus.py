@@ -150,6 +150,8 @@ class IndexCorpus:
             ranked.sort(key=lambda pair: (-pair[1], keys.get(pair[0], "")))
             chosen = [doc_id for doc_id, _score in ranked[:limit]]
         docs = dict(self._docs(chosen))
+        if len(docs) < len(chosen):  # a bit set for an entry without a row: the index is damaged
+            raise index_bits.Corrupt("a set names an entry the index does not hold")
         return [docs[doc_id] for doc_id in chosen]
 
     def around(self, docs, k: int) -> list:

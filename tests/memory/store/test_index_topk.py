@@ -177,3 +177,34 @@ def test_a_new_index_has_pages_an_entry_row_fits_in(tmp_path):
         assert conn.execute("PRAGMA page_size").fetchone()[0] == index.PAGE_SIZE == 16384
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE bits SET one = x'ffffffff01' WHERE rowid IN (SELECT rowid FROM bits LIMIT 1)",
+    "UPDATE bits SET one = x'ffffff7f01'",  # every term: an offset of 2 GB of bitmap
+    "UPDATE files SET id_hi = 9223372036854775807",
+    "UPDATE docs SET id = -5 WHERE id = (SELECT min(id) FROM docs)",
+])
+def test_a_damaged_set_is_never_built_and_the_index_is_rebuilt(tmp_path, damage):
+    """A stored value that would reach past any real id (a shift by gigabytes, a run to 2**63) must not be
+    built: the search falls back as for any corrupt index, answers from the files, and the next open
+    rebuilds the index."""
+    from maestro.memory.store import search as memsearch
+
+    rng = random.Random(4)
+    root = tmp_path / "memory"
+    write_store(root, rng, files=3, per_file=20)
+    clean = memsearch.search(str(root), "alpha beta lease", limit=15)
+    conn = sqlite3.connect(index.index_path(str(root)))
+    with conn:
+        conn.execute(damage.replace("rowid IN (SELECT rowid FROM bits LIMIT 1)", "term = 'alpha'"))
+    conn.close()
+    assert memsearch.search(str(root), "alpha beta lease", limit=15) == clean
+    assert memsearch.search(str(root), "alpha beta lease", limit=15) == clean
+    conn = sqlite3.connect(index.index_path(str(root)))
+    try:  # rebuilt: nothing of the damage is left
+        assert conn.execute("SELECT count(*) FROM bits WHERE one = x'ffffff7f01' OR one = x'ffffffff01'").fetchone() == (0,)
+        assert conn.execute("SELECT min(id) >= 0 FROM docs").fetchone() == (1,)
+        assert conn.execute("SELECT max(id_hi) < 1000000 FROM files").fetchone() == (1,)
+    finally:
+        conn.close()
