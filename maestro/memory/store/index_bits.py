@@ -57,13 +57,14 @@ def encode(bits: int) -> bytes:
     return (len(data) - len(trimmed)).to_bytes(4, "little") + trimmed
 
 
-def decode(data) -> int:
-    """The set `encode` stored (0 for NULL or an empty value)."""
+def decode(data, span: int = MAX_IDS) -> int:
+    """The set `encode` stored (0 for NULL or an empty value), of ids below `span` (a segment's value:
+    SEGMENT); one that reaches past it is damaged (Corrupt)."""
     if not data or len(data) <= 4:
         return 0
     offset = int.from_bytes(data[:4], "little")
-    if (offset + len(data) - 4) * 8 > MAX_IDS:
-        raise Corrupt(f"a stored set reaches past {MAX_IDS} ids")
+    if (offset + len(data) - 4) * 8 > span:
+        raise Corrupt(f"a stored set reaches past {span} ids")
     return int.from_bytes(data[4:], "little") << (8 * offset)
 
 
@@ -214,7 +215,7 @@ def _apply_term(conn, term: str, steps) -> None:
         by_segment.setdefault(doc >> SEGMENT_BITS, []).append((set_bits, doc & _SEGMENT_MASK, tf))
     for segment, mine in sorted(by_segment.items()):
         row = conn.execute("SELECT one, two, three FROM bits WHERE term = ? AND seg = ?", (term, segment)).fetchone()
-        sets = [decode(value) for value in row] if row else [0, 0, 0]
+        sets = [decode(value, SEGMENT) for value in row] if row else [0, 0, 0]
         for number in range(3):
             changes = [(set_bits, doc) for set_bits, doc, tf in mine if tf == number + 1]
             if changes:

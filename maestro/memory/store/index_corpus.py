@@ -71,12 +71,16 @@ class IndexCorpus:
             found = {}
             for term, segment, *sets in self.conn.execute(
                     f"SELECT term, seg, one, two, three FROM bits WHERE term IN ({marks})", chunk):
+                if type(segment) is not int or not 0 <= segment < index_bits.MAX_IDS >> index_bits.SEGMENT_BITS:
+                    raise index_bits.Corrupt(f"a segment number no index of ours holds: {segment!r}")
                 shift = segment << index_bits.SEGMENT_BITS
                 mine = found.setdefault(term, [0, 0, 0, {}])
                 for number, value in enumerate(sets):
                     if value:
-                        mine[number] |= index_bits.decode(value) << shift
+                        mine[number] |= index_bits.decode(value, index_bits.SEGMENT) << shift
             for term, doc, tf in self.conn.execute(f"SELECT term, doc, tf FROM many WHERE term IN ({marks})", chunk):
+                if type(tf) is not int or tf < 4:
+                    raise index_bits.Corrupt(f"a count of 4 or more that is {tf!r}")
                 found.setdefault(term, [0, 0, 0, {}])[3][doc] = tf
             for term in chunk:
                 mine = found.get(term)
@@ -95,6 +99,8 @@ class IndexCorpus:
         if self._buckets is None:
             self._buckets = {}
             for bucket, bits in self.conn.execute("SELECT bucket, bits FROM lens"):
+                if type(bucket) is not int or not 0 <= bucket < len(index_bits.BOUNDS):
+                    raise index_bits.Corrupt(f"a length bucket no index of ours holds: {bucket!r}")
                 members = index_bits.decode(bits) & self._corpus
                 if members:
                     self._buckets[bucket] = members
@@ -135,24 +141,28 @@ class IndexCorpus:
         self._load_sets(query)
         weights = {term: idf(self, term) for term in query if self._sets[term] is not None}
         sets = {term: self._sets[term] for term in weights}
-        ranked = index_topk.top(weights, sets, self._length_buckets(), self.avg_len, limit, self._lengths)
-        if len(ranked) <= limit:  # every matching entry: rank.MemoryCorpus gives them in key order
-            keys = self._keys([doc_id for doc_id, _score in ranked])
-            chosen = sorted((doc_id for doc_id, _score in ranked), key=keys.__getitem__)
-        else:
-            ranked.sort(key=lambda pair: -pair[1])
-            scores = [score for _doc_id, score in ranked]
-            last = scores[limit - 1]
-            # only equal scores need the keys: those tied with another one down to the cut (usually none)
-            tied = [doc_id for at, (doc_id, score) in enumerate(ranked) if score >= last and (
-                (at and scores[at - 1] == score) or (at + 1 < len(scores) and scores[at + 1] == score))]
-            keys = self._keys(tied) if tied else {}
-            ranked.sort(key=lambda pair: (-pair[1], keys.get(pair[0], "")))
-            chosen = [doc_id for doc_id, _score in ranked[:limit]]
-        docs = dict(self._docs(chosen))
-        if len(docs) < len(chosen):  # a bit set for an entry without a row: the index is damaged
-            raise index_bits.Corrupt("a set names an entry the index does not hold")
+        ranked, everything = index_topk.top(weights, sets, self._length_buckets(), self.avg_len, limit,
+                                            self._lengths)
+        if everything:  # no more than `limit` match: rank.MemoryCorpus gives them all, in key order
+            return sorted(self._held([doc_id for doc_id, _score in ranked]).values(), key=lambda doc: doc.key)
+        ranked.sort(key=lambda pair: -pair[1])
+        scores = [score for _doc_id, score in ranked]
+        last = scores[limit - 1]
+        # only equal scores need the keys: those tied with another one down to the cut (usually none)
+        tied = [doc_id for at, (doc_id, score) in enumerate(ranked) if score >= last and (
+            (at and scores[at - 1] == score) or (at + 1 < len(scores) and scores[at + 1] == score))]
+        keys = self._keys(tied) if tied else {}
+        ranked.sort(key=lambda pair: (-pair[1], keys.get(pair[0], "")))
+        chosen = [doc_id for doc_id, _score in ranked[:limit]]
+        docs = self._held(chosen)
         return [docs[doc_id] for doc_id in chosen]
+
+    def _held(self, ids) -> dict:
+        """id → Doc of entries the sets named; Corrupt when one has no row (the index is damaged)."""
+        docs = dict(self._docs(ids))
+        if len(docs) < len(ids):
+            raise index_bits.Corrupt("a set names an entry the index does not hold")
+        return docs
 
     def around(self, docs, k: int) -> list:
         """[neighbours(doc, k) for doc in docs], read in one query per 100 docs (without `since`)."""

@@ -160,10 +160,11 @@ def _stretch(sets, weights, within: int, norm: float) -> float:
     return max((_gain(count, norm) / _gain(count, K1) for count in counts), default=0.0)
 
 
-def top(weights: dict, sets: dict, buckets: dict, avg_len: float, limit: int, lengths) -> list:
-    """[(id, exact BM25)] of a superset of the best `limit` entries — every entry scoring at least the
-    `limit`-th best is in it (the caller sorts by score, then key, and cuts) — or of every matching
-    entry when no more than `limit` match. `sets` = term → TermSets (corpus-masked),
+def top(weights: dict, sets: dict, buckets: dict, avg_len: float, limit: int, lengths) -> tuple:
+    """([(id, exact BM25)], everything): a superset of the best `limit` entries — every entry scoring at
+    least the `limit`-th best is in it (the caller sorts by score, then key, and cuts) — or, with
+    `everything` True, every matching entry (no more than `limit` match: rank.MemoryCorpus then keeps them
+    all, in key order). `sets` = term → TermSets (corpus-masked),
     `buckets` = length bucket → its entries (corpus-masked), `lengths(ids)` = id → length.
 
     One bit-sliced sum of every entry's bound at the average length (norm K1) serves both steps: per
@@ -174,10 +175,10 @@ def top(weights: dict, sets: dict, buckets: dict, avg_len: float, limit: int, le
     for term in weights:
         matching |= sets[term].any
     if not matching:
-        return []
+        return [], True
     avg = avg_len or 1.0
     if matching.bit_count() <= limit:
-        return _scored(weights, sets, matching, avg, lengths)
+        return _scored(weights, sets, matching, avg, lengths), True
     planes, scale = _bounded_sum(sets, weights, K1, matching)
     seeds = _seeds(planes, matching, buckets, max(limit, SEEDS))
     seeded = _scored(weights, sets, seeds, avg, lengths)
@@ -190,7 +191,7 @@ def top(weights: dict, sets: dict, buckets: dict, avg_len: float, limit: int, le
             stretch = _stretch(sets, weights, within, _norm(index_bits.BOUNDS[bucket], avg))
             if stretch > 0.0:  # (0: no class of a query term there, so no entry of the bucket matches)
                 candidates |= _at_least(planes, within, math.floor(floor * scale / stretch))
-    return seeded + _scored(weights, sets, candidates, avg, lengths) if candidates else seeded
+    return (seeded + _scored(weights, sets, candidates, avg, lengths) if candidates else seeded), False
 
 
 def _scored(weights, sets, docs: int, avg: float, lengths) -> list:

@@ -167,9 +167,11 @@ def _git(directory: str, args, timeout: float):
         finally:
             os.close(write_fd)
         chunks, deadline, done = [], time.monotonic() + timeout, False
+        waiting = select.poll()  # not select.select: a long-lived process (the MCP server) may hold fds ≥ 1024
+        waiting.register(read_fd, select.POLLIN)
         while not done:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([read_fd], [], [], remaining)[0]:
+            if remaining <= 0 or not waiting.poll(max(1, int(remaining * 1000))):
                 import signal  # only on a timeout: the import costs the hook ~0.5 ms
 
                 os.kill(pid, signal.SIGKILL)

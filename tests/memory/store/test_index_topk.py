@@ -179,32 +179,78 @@ def test_a_new_index_has_pages_an_entry_row_fits_in(tmp_path):
         conn.close()
 
 
-@pytest.mark.parametrize("damage", [
-    "UPDATE bits SET one = x'ffffffff01' WHERE rowid IN (SELECT rowid FROM bits LIMIT 1)",
-    "UPDATE bits SET one = x'ffffff7f01'",  # every term: an offset of 2 GB of bitmap
+DAMAGES = [
+    "UPDATE bits SET one = x'ffffffff01' WHERE term = 'alpha'",  # an offset of 4 GB of bitmap
+    "UPDATE bits SET one = x'ffffff7f01'",  # every term: 2 GB
+    "UPDATE bits SET one = CAST(x'00000000' || zeroblob(1100) || x'01' AS BLOB) WHERE term = 'alpha'",  # past its segment
+    "UPDATE bits SET seg = -1 WHERE term = 'alpha'",
+    "UPDATE bits SET seg = 131072 WHERE term = 'alpha'",  # ids past a billion
+    "UPDATE lens SET bucket = 100000 WHERE bucket = (SELECT max(bucket) FROM lens)",
+    "UPDATE lens SET bucket = -5 WHERE bucket = (SELECT max(bucket) FROM lens)",
+    "UPDATE many SET tf = -2",
     "UPDATE files SET id_hi = 9223372036854775807",
-    "UPDATE docs SET id = -5 WHERE id = (SELECT min(id) FROM docs)",
-])
-def test_a_damaged_set_is_never_built_and_the_index_is_rebuilt(tmp_path, damage):
-    """A stored value that would reach past any real id (a shift by gigabytes, a run to 2**63) must not be
-    built: the search falls back as for any corrupt index, answers from the files, and the next open
-    rebuilds the index."""
+]
+# A bit for an entry without a row is found when that entry is read: with 4 entries every match is.
+MISSING_ROW = "UPDATE docs SET id = -5 WHERE id = (SELECT min(id) FROM docs)"
+
+
+@pytest.mark.parametrize("entries, damage", [(entries, damage) for damage in DAMAGES for entries in (60, 4)]
+                         + [(4, MISSING_ROW)])  # more matches than the limit, and fewer (every match kept)
+def test_a_damaged_value_is_never_built_and_the_index_is_rebuilt(tmp_path, damage, entries):
+    """A stored value no index of ours holds (a shift by gigabytes, a set spilling out of its segment, a
+    segment or bucket out of range, a count below 4 in `many`, a run to 2**63, a bit for an entry without
+    a row) is never built: the search answers from the files as for any corrupt index, and the index is
+    rebuilt."""
     from maestro.memory.store import search as memsearch
 
-    rng = random.Random(4)
     root = tmp_path / "memory"
-    write_store(root, rng, files=3, per_file=20)
+    root.mkdir()
+    words = ["alpha beta lease " + "alpha " * (n % 6) + f"note {n}" for n in range(entries)]
+    (root / "MEMORY.md").write_text("\n§\n".join(words) + "\n")
     clean = memsearch.search(str(root), "alpha beta lease", limit=15)
     conn = sqlite3.connect(index.index_path(str(root)))
     with conn:
-        conn.execute(damage.replace("rowid IN (SELECT rowid FROM bits LIMIT 1)", "term = 'alpha'"))
+        assert conn.execute(damage).rowcount > 0
     conn.close()
     assert memsearch.search(str(root), "alpha beta lease", limit=15) == clean
     assert memsearch.search(str(root), "alpha beta lease", limit=15) == clean
     conn = sqlite3.connect(index.index_path(str(root)))
     try:  # rebuilt: nothing of the damage is left
-        assert conn.execute("SELECT count(*) FROM bits WHERE one = x'ffffff7f01' OR one = x'ffffffff01'").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM bits WHERE seg < 0 OR seg > 100 OR length(one) > 1100"
+                            ).fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM lens WHERE bucket < 0 OR bucket > 1000").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM many WHERE tf < 4").fetchone() == (0,)
         assert conn.execute("SELECT min(id) >= 0 FROM docs").fetchone() == (1,)
         assert conn.execute("SELECT max(id_hi) < 1000000 FROM files").fetchone() == (1,)
     finally:
         conn.close()
+
+
+def test_a_cut_of_every_seed_keeps_score_order_not_key_order(tmp_path):
+    """With limit ≥ SEEDS the seeds alone may be the whole cut: that is not 'every match' (key order)."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    rng = random.Random(12)
+    texts = ["gate " * rng.randint(1, 5) + "word " * rng.randint(0, 30) for _ in range(41)]
+    (root / "MEMORY.md").write_text("\n§\n".join(texts) + "\n")
+    fast, slow = both(root)
+    try:
+        for limit in (32, 40, 41, 42):
+            assert [d.key for d in fast.candidates(["gate"], limit)] == [d.key for d in slow.candidates(["gate"], limit)]
+    finally:
+        fast.close()
+
+
+def test_the_cut_holds_across_segments(tmp_path, monkeypatch):
+    """Segments of 8 ids (as if a store had hundreds of thousands of entries): sets spanning many segment
+    rows read and write alike."""
+    monkeypatch.setattr(index_bits, "SEGMENT_BITS", 3)
+    monkeypatch.setattr(index_bits, "SEGMENT", 8)
+    monkeypatch.setattr(index_bits, "_SEGMENT_MASK", 7)
+    rng = random.Random(21)
+    root = tmp_path / "memory"
+    write_store(root, rng, files=5, per_file=40)
+    agree(root, rng, rounds=10)
+    (root / "MEMORY.md").write_text("\n§\n".join(entry(rng, 1) for _ in range(30)) + "\n")  # drop and reuse ids
+    agree(root, rng, rounds=10)
+    agree(root, rng, ["MEMORY.md", "daily/2024-05-03.md"], "2024-05-02", rounds=5)

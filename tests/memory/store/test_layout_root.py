@@ -47,3 +47,26 @@ def test_without_git_the_nearest_checkout_is_the_project(tmp_path, monkeypatch):
 def test_a_missing_directory_is_a_usage_error(tmp_path):
     with pytest.raises(layout.StoreError):
         layout.project_root(str(tmp_path / "gone"))
+
+
+def test_git_is_read_even_when_its_pipe_lands_past_fd_1024(tmp_path):
+    """A long-lived process (the MCP server) may hold many files: select() refuses fds ≥ 1024, poll does not."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip("cannot open 1,100 files here")
+    repo = git_init(tmp_path / "repo")
+    (repo / "sub").mkdir()
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY
+                                                 else min(max(soft, 1200), hard), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        assert layout.project_root(str(repo / "sub")) == os.path.realpath(repo)
+        assert layout.locate(str(repo / "sub"))[0] == os.path.realpath(repo)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
