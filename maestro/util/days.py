@@ -1,7 +1,8 @@
 """Calendar days of 'YYYY-MM-DD' stamps without `datetime` (the hooks' hot paths: ~1 ms of import).
 
 `ordinal` equals datetime.date.fromisoformat(stamp[:10]).toordinal() for every stamp that method
-accepts in the 'YYYY-MM-DD' form with ASCII digits, and is None where it raises (tests compare the two).
+accepts in the 'YYYY-MM-DD' form with ASCII digits, and is None where it raises; `day` is
+datetime.date.fromordinal(n).isoformat() (tests compare them).
 """
 
 _BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
@@ -40,3 +41,24 @@ def is_day(value) -> bool:
         return False
     year, month, date = int(value[:4]), int(value[5:7]), int(value[8:])
     return year >= 1 and 1 <= month <= 12 and 1 <= date <= _MONTH_DAYS[month] + (month == 2 and _leap(year))
+
+
+def day(number: int) -> str:
+    """The 'YYYY-MM-DD' of a day number (1 is 0001-01-01), as datetime.date.fromordinal gives it."""
+    if not 1 <= number <= 3652059:  # 9999-12-31
+        raise ValueError(f"day number out of range: {number}")
+    left = number - 1
+    cycles400, left = divmod(left, 146097)
+    cycles100, left = divmod(left, 36524)
+    cycles4, left = divmod(left, 1461)
+    years, left = divmod(left, 365)
+    year = cycles400 * 400 + cycles100 * 100 + cycles4 * 4 + years + 1
+    if years == 4 or cycles100 == 4:  # the last day of a leap cycle
+        return f"{year - 1:04d}-12-31"
+    leap = years == 3 and (cycles4 != 24 or cycles100 == 3)
+    month = (left + 50) >> 5
+    before = _BEFORE_MONTH[month] + (month > 2 and leap)
+    if before > left:
+        month -= 1
+        before -= _MONTH_DAYS[month] + (month == 2 and leap)
+    return f"{year:04d}-{month:02d}-{left - before + 1:02d}"

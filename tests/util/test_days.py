@@ -42,3 +42,14 @@ def test_is_day_agrees_with_ordinal_on_random_names():
     for _ in range(3000):
         name = f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
         assert days.is_day(name) == (days.ordinal(name) is not None)
+
+
+def test_day_is_the_inverse_of_ordinal_as_datetime_gives_it():
+    rng = random.Random(3)
+    numbers = [1, 2, 59, 60, 365, 366, 730119, 730120, 3652058, 3652059] + [rng.randint(1, 3652059) for _ in range(5000)]
+    for number in numbers:
+        assert days.day(number) == datetime.date.fromordinal(number).isoformat()
+        assert days.ordinal(days.day(number)) == number
+    for number in (0, -1, 3652060):
+        with pytest.raises(ValueError):
+            days.day(number)

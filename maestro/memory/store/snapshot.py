@@ -42,8 +42,8 @@ Choices where §2.6 is silent:
   scaled down and the sections re-fitted; as a last resort the text is cut before the note (`clipped`).
 """
 
-import datetime
 import re
+import time
 
 from maestro.memory.store import entry as grammar
 from maestro.memory.store import relevance
@@ -198,12 +198,21 @@ class Sources:
         self.damaged = damaged  # ((path, why), …) of the files that are not UTF-8
 
 
-def read_sources(root: str, project: str = None, branch: str = None, today: datetime.date = None,
+def _day_text(today) -> str:
+    """'YYYY-MM-DD' of `today`: a date (anything with isoformat), such a string, or None for the local
+    date (time, not datetime: session-start would pay ~2 ms to import it for two file names)."""
+    if today is None:
+        return time.strftime("%Y-%m-%d")
+    return today if isinstance(today, str) else today.isoformat()
+
+
+def read_sources(root: str, project: str = None, branch: str = None, today=None,
                  focus: str = "", count_dropped: bool = True) -> Sources:
     from maestro.memory.store import layout
+    from maestro.util import days
 
     lay = layout.Layout(root)
-    today = today or datetime.date.today()
+    today = _day_text(today)
     damaged = []
 
     def entries_of(path):
@@ -236,8 +245,8 @@ def read_sources(root: str, project: str = None, branch: str = None, today: date
             recall.append(e)
         reference = collapse_braces(grammar.trim(read_text(lay.target("reference", project).path, damaged)))
     daily = []
-    for day in (today - datetime.timedelta(days=1), today):
-        entries = entries_of(lay.target("daily", date=day.isoformat()).path)
+    for day in (days.day(days.ordinal(today) - 1), today):
+        entries = entries_of(lay.target("daily", date=day).path)
         if entries:
             daily.append(collapse_braces(entries[-1]))
     (memory, memory_before), (user, user_before) = track("memory", SECTIONS["memory"][2]), track("user", SECTIONS["user"][2])
@@ -313,7 +322,7 @@ def tail(damaged, backlog: bool) -> str:
 
 
 def render(root: str, project: str = None, branch: str = None, session_id=None, session_name=None,
-           today: datetime.date = None, caps=None, max_chars: int = None, focus: str = "",
+           today=None, caps=None, max_chars: int = None, focus: str = "",
            count_dropped: bool = True) -> Snapshot:
     """The snapshot of the store at `root` for the project root `project` (None: no project sections)
     and `branch` (None: no branch filter). `caps` overrides section caps by key; `max_chars` bounds
