@@ -17,24 +17,31 @@ $(VENV)/.installed: requirements-dev.txt
 build: $(VENV)/.installed
 	$(PY) build.py --output $(PYZ)
 
-# Three jobs side by side on CI's 2 cores: the built archive (the longest single run); the source tree
-# without the hooks and installer; and the stress trials followed by the hooks and installer with coverage
-# (the two shorter runs in one job, so that no job is left running alone at the end). Each background job
-# gets its own pytest temp root so no run cleans up another's dirs; their reports follow the source run's.
-# The source-tree runs install the archive just built (MAESTRO_TEST_BUILT_PYZ, tests/conftest.py)
-# instead of building their own.
+# Three jobs side by side on CI's 2 cores: the built archive without the memory tests (the longest single
+# run); the source tree without the hooks and installer; and the stress trials, the hooks and installer
+# with coverage, then the memory tests against the archive (the shorter runs in one job, so that no job is
+# left running alone at the end: the archive run did, for ~90 s). Each job gets its own pytest temp root so
+# no run cleans up another's dirs; their reports follow the source run's. The archive is built once (the
+# archive runs call pytest directly: a second `build` would race on its temp file); the source-tree runs
+# install it (MAESTRO_TEST_BUILT_PYZ, tests/conftest.py) instead of building their own.
+PYZ_TEST = MAESTRO_TEST_TARGET=pyz MAESTRO_TEST_PYZ=$(CURDIR)/$(PYZ) $(PY) -m pytest -q -m "not source_only and not stress"
+
 test: build
 	@rm -f .test-pyz.log .test-stress.log; mkdir -p "$${TMPDIR:-/tmp}/maestro-test-pyz" "$${TMPDIR:-/tmp}/maestro-test-stress"
-	@PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-pyz" $(MAKE) --no-print-directory test-pyz \
+	@PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-pyz" $(PYZ_TEST) --ignore=tests/memory \
 		> .test-pyz.log 2>&1 & pyz=$$!; \
 	export MAESTRO_TEST_BUILT_PYZ=$(CURDIR)/$(PYZ); \
 	(export PYTEST_DEBUG_TEMPROOT="$${TMPDIR:-/tmp}/maestro-test-stress"; \
 		$(MAKE) --no-print-directory test-stress; stress_rc=$$?; \
-		$(MAKE) --no-print-directory test-source-covered && test $$stress_rc -eq 0) > .test-stress.log 2>&1 & stress=$$!; \
+		$(MAKE) --no-print-directory test-source-covered; covered_rc=$$?; \
+		echo "--- the memory tests against the built archive ($(PYZ)) ---"; \
+		$(PYZ_TEST) tests/memory; memory_rc=$$?; \
+		test $$stress_rc -eq 0 && test $$covered_rc -eq 0 && test $$memory_rc -eq 0) > .test-stress.log 2>&1 & stress=$$!; \
 	$(MAKE) --no-print-directory test-source-rest; source_rc=$$?; \
 	wait $$pyz; pyz_rc=$$?; wait $$stress; stress_rc=$$?; \
-	echo "--- against the built archive ($(PYZ)) ---"; cat .test-pyz.log; \
-	echo "--- stress trials, then the hooks and the installer with coverage (source tree) ---"; cat .test-stress.log; \
+	echo "--- against the built archive ($(PYZ)), the memory tests below ---"; cat .test-pyz.log; \
+	echo "--- stress trials, the hooks and the installer with coverage (source tree), the memory tests (archive) ---"; \
+	cat .test-stress.log; \
 	test $$source_rc -eq 0 && test $$pyz_rc -eq 0 && test $$stress_rc -eq 0
 
 # Coverage is measured where it gates something: the hooks and the installer by their own tests (≥ 90%).
@@ -51,7 +58,7 @@ test-source-rest: $(VENV)/.installed
 	$(PY) -m pytest -q -m "not stress" --ignore=tests/hooks --ignore=tests/install
 
 test-pyz: build
-	MAESTRO_TEST_TARGET=pyz MAESTRO_TEST_PYZ=$(CURDIR)/$(PYZ) $(PY) -m pytest -q -m "not source_only and not stress"
+	$(PYZ_TEST)
 
 test-stress: $(VENV)/.installed
 	$(PY) -m pytest -q -m stress
