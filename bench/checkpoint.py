@@ -19,7 +19,6 @@ warm digest. Prints numbers; asserts nothing.
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,20 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-import digest as digest_bench  # noqa: E402  (bench/digest.py: the repository generator)
+import digest as digest_bench  # noqa: E402  (bench/digest.py: the repository generator, `median`)
+from digest import median  # noqa: E402
 from maestro.provenance import checkpoint  # noqa: E402
 from maestro.provenance import digest as provenance  # noqa: E402
-
-
-def median(fn, runs: int, before=None) -> float:
-    samples = []
-    for _ in range(runs):
-        if before is not None:
-            before()
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
 
 
 def main() -> int:

@@ -3,21 +3,15 @@
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 from testing.processes import run
 
 from maestro.locks import lockdir as claimlib
 from maestro.locks import joblock
+from testing.pids import dead_pid
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def dead_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def fabricate_job_lock(repo, pid, job="task-a-1"):

@@ -2,13 +2,12 @@
 relevant to the prompt, never for a short acknowledgement, never what session-start showed, nothing when
 nothing is relevant, off with `[memory] recall = false`. Runs on both targets (the hook as installed)."""
 
-import hashlib
 import json
-import os
 
 import pytest
 
 from maestro.hooks import recall
+from testing.memory import project_dir, write_track as write
 
 SID = "recall-test-1"
 TITLE = recall.TITLE + "\n"
@@ -20,15 +19,6 @@ FILLER = [f"[2024-03-{day:02d} 09:00] routine note {day}: reviewed the dashboard
 def patient(monkeypatch):
     """No test here depends on how fast the machine is: the search budget is generous."""
     monkeypatch.setenv("MAESTRO_RECALL_BUDGET_SEC", "60")
-
-
-def write(path, entries):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
-
-
-def project_dir(mem_root, project):
-    return mem_root / "projects" / hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
 
 
 @pytest.fixture

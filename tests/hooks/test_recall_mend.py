@@ -4,7 +4,6 @@ another branch, FIFOs and symlinks where recall reads and writes, the config sca
 recall module, a corrupt index, handoffs read once."""
 
 import fcntl
-import hashlib
 import io
 import json
 import os
@@ -13,6 +12,7 @@ import sys
 import pytest
 
 from maestro.hooks import inject, recall, recall_refresh
+from testing.memory import project_dir, write_track as write
 
 pytestmark = [pytest.mark.in_process, pytest.mark.timeout(30)]
 SID = "recall-mend-1"
@@ -23,15 +23,6 @@ QUESTION = "why does the websocket reconnect need jitter in its backoff?"
 def patient(monkeypatch):
     """No test here depends on how fast the machine is: the search budget is generous (one test sets its own)."""
     monkeypatch.setenv("MAESTRO_RECALL_BUDGET_SEC", "60")
-
-
-def write(path, entries):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
-
-
-def project_dir(mem_root, project):
-    return mem_root / "projects" / hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
 
 
 @pytest.fixture

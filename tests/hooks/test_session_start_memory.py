@@ -9,6 +9,7 @@ import os
 import pytest
 from maestro.util.text import utf16_cut, utf16_len
 from testing.git import git_repo
+from testing.memory import write_track as write
 
 SID = "session-test"
 CAP = 10_000
@@ -26,11 +27,6 @@ def start(maestro, cwd=None, env=None):
     result = maestro("session-start", stdin=json.dumps(body), env=env)
     assert result.rc == 0 and result.err == "", result
     return result.out
-
-
-def write(path, entries):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
 
 
 # ------------------------------------------------------------------------------ the 10,000 cap

@@ -92,7 +92,8 @@ def test_a_worker_first_seen_gone_is_dead_but_its_pid_is_never_stored(tmp_path):
 
 
 def test_clear_lease_is_not_refused_forever_by_a_worker_dead_entry_whose_pid_was_reused(tmp_path):
-    from test_lease_clear_races import Lines, dead_pid, fabricate
+    from test_lease_clear_races import Lines, fabricate
+    from testing.pids import dead_pid
 
     from maestro.locks import lease_clear
 

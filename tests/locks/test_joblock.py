@@ -1,8 +1,6 @@
 """The companion job lock: serialization, dead-holder reclaim only after a terminal job, clear."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -10,25 +8,10 @@ from maestro.locks import lockdir as claimlib
 from maestro.locks import identity
 from maestro.locks import joblock
 from testing.waiting import release_once_waiting
+from testing.pids import dead_pid
+from testing.recording import Rec
 
 pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
-
-
-class Rec:
-    def __init__(self):
-        self.lines = []
-
-    def __call__(self, line):
-        self.lines.append(line)
-
-    def text(self):
-        return "\n".join(self.lines)
-
-
-def dead_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def fabricate(git_dir, *, pid, job=None, job_class="write", start=None, malformed=False):

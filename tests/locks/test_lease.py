@@ -5,8 +5,6 @@ and "other owners" are fabricated lock directories in the original Maestro's on-
 """
 
 import os
-import subprocess
-import sys
 import time
 
 import pytest
@@ -16,6 +14,7 @@ from maestro.locks import identity
 from maestro.locks import lease
 from maestro.locks import lease_clear
 from testing.waiting import release_once_waiting
+from testing.pids import dead_pid
 
 pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
@@ -35,23 +34,10 @@ class Recorder:
         return "\n".join(self.lines)
 
 
-@pytest.fixture
-def git_dir(tmp_path):
-    path = tmp_path / "repo" / ".git"
-    path.mkdir(parents=True)
-    return str(path)
-
-
 def make(git_dir, rec, writers=lambda: {}, **kw):
     kw.setdefault("heartbeat_interval", 0.0)
     return lease.WriteLease(git_dir, writers=writers, digest=lambda: "tree-v3:" + "a" * 40, emit=rec.emit,
                             log_dispatch=rec.log, session="sess-1", **kw)
-
-
-def dead_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def fabricate(git_dir, *, pid, start=None, job="unknown", generation=None, metadata=True, extra=None, poison=None,

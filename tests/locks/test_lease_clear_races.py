@@ -16,6 +16,7 @@ from testing.processes import finish, run, start
 from maestro.locks import lease_clear
 from maestro.locks import lockdir as claimlib
 from maestro.locks.lease_state import LOCK_NAME
+from testing.pids import dead_pid
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -76,18 +77,6 @@ def test_a_clear_after_a_clear_reports_nothing_left(repo, fake):
 
 
 # -- the domain call, with injected writer lists ------------------------------------------------------------
-
-@pytest.fixture
-def git_dir(tmp_path):
-    path = tmp_path / "repo" / ".git"
-    path.mkdir(parents=True)
-    return str(path)
-
-
-def dead_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def fabricate(git_dir, *, pid, job="unknown", poison_job=None, start="", epoch=None):

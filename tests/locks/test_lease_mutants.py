@@ -12,7 +12,8 @@ from maestro.locks import lease
 from maestro.locks import lease_clear
 from maestro.locks import lockdir as claimlib
 
-from test_lease import Recorder, dead_pid, fabricate, git_dir, make  # noqa: F401 - git_dir is a fixture
+from test_lease import Recorder, fabricate, make
+from testing.pids import dead_pid
 
 pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 

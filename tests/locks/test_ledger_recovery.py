@@ -16,34 +16,13 @@ from maestro.commands import statusline
 from maestro.locks import identity, joblock, lease, lease_clear
 from maestro.locks import lockdir as claimlib
 from maestro.locks.job_ledger import KEEP, JobLedger, live_worker
+from test_lease import fabricate
+from testing.pids import dead_pid
+from testing.recording import Rec
 
 pytestmark = pytest.mark.in_process  # never runs the archive (tests/testing/in_process.py)
 
 MY_START = identity.process_start(os.getpid())
-
-
-class Rec:
-    def __init__(self):
-        self.lines = []
-
-    def __call__(self, line):
-        self.lines.append(line)
-
-    def text(self):
-        return "\n".join(self.lines)
-
-
-@pytest.fixture
-def git_dir(tmp_path):
-    path = tmp_path / "repo" / ".git"
-    path.mkdir(parents=True)
-    return str(path)
-
-
-def dead_pid():
-    proc = subprocess.Popen(["true"])
-    proc.wait()
-    return proc.pid
 
 
 @pytest.fixture
@@ -64,22 +43,9 @@ def record(git_dir, job, *, kind="write", state="running", pid=None, start=None,
 
 
 def fabricate_lease(git_dir, *, pid, start=None, old=False):
-    path = os.path.join(git_dir, lease.LOCK_NAME)
-    os.mkdir(path, 0o700)
-    gen = claimlib.new_token()
-    with open(os.path.join(path, "generation"), "w") as handle:
-        handle.write(gen + "\n")
-    token = claimlib.new_token()
+    """A lease another process holds (test_lease.fabricate), started and last beating now, or 1,000 s ago."""
     epoch = int(time.time()) - (1000 if old else 0)
-    fields = {"token": token, "generation": gen, "pid": str(pid),
-              "process_start": identity.process_start(pid) if start is None else start, "job_id": "task-old-1",
-              "session_id": "other", "started_at": "2026-11-29T00:00:00Z", "started_epoch": str(epoch),
-              "digest_before": "tree-v3:" + "b" * 40}
-    with open(os.path.join(path, "metadata"), "wb") as handle:
-        handle.write(claimlib.format_record(fields))
-    with open(os.path.join(path, "heartbeat"), "wb") as handle:
-        handle.write(claimlib.format_record({"token": token, "generation": gen, "epoch": str(epoch)}))
-    return path
+    return fabricate(git_dir, pid=pid, start=start, job="task-old-1", started_epoch=epoch, heartbeat_epoch=epoch)
 
 
 def fabricate_joblock(git_dir, *, pid, job="task-old-1"):

@@ -12,18 +12,18 @@ from maestro.provenance import digest as provenance
 from maestro.provenance import digest_cache
 from maestro.provenance import digest_scan
 
-pytestmark = [pytest.mark.timeout(60), pytest.mark.in_process]
+pytestmark = [pytest.mark.timeout(60), pytest.mark.in_process, pytest.mark.usefixtures("quiet_git")]
 LATER = lambda: time.time_ns() + 10 * 10**9  # noqa: E731 - a run "10 s later": the test's files may be cached
 
 
-@pytest.fixture(autouse=True)
-def quiet_git(monkeypatch):
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.invalid")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MAESTRO_DIGEST_TIMEOUT_SEC"):
-        monkeypatch.delenv(name, raising=False)
+def committed(path, name: str, data: bytes, message: str):
+    """A new repository at `path` with one committed file."""
+    path.mkdir()
+    git(path, "init", "-q")
+    (path / name).write_bytes(data)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", message)
+    return path
 
 
 @pytest.fixture
@@ -198,18 +198,8 @@ def test_dump_and_load_keep_the_id_only_view(repo):
 def test_from_a_submodule_the_digest_is_the_superproject_s(tmp_path):
     """A submodule's root holds `.git` too: the digest starts there on a guess and must start again at the
     superproject, the scope root, when git says so (with both caches warm)."""
-    dep = tmp_path / "dep"
-    dep.mkdir()
-    git(dep, "init", "-q")
-    (dep / "f").write_bytes(b"1\n")
-    git(dep, "add", "-A")
-    git(dep, "commit", "-q", "-m", "dep")
-    sup = tmp_path / "sup"
-    sup.mkdir()
-    git(sup, "init", "-q")
-    (sup / "s").write_bytes(b"1\n")
-    git(sup, "add", "-A")
-    git(sup, "commit", "-q", "-m", "sup")
+    dep = committed(tmp_path / "dep", "f", b"1\n", "dep")
+    sup = committed(tmp_path / "sup", "s", b"1\n", "sup")
     git(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(dep), "dep")
     want = value(sup, use_cache=False)
     assert value(sup / "dep", clock_ns=LATER) == value(sup, clock_ns=LATER) == want
@@ -220,26 +210,11 @@ def test_a_warm_run_hashes_nothing_in_a_submodule_or_a_nested_repository(tmp_pat
     """Every root keeps its own cache in its own git dir: a second warm run of a tree with a submodule and an
     untracked nested repository hashes no file and parses no listing (each is byte for byte the cached one,
     links and directories included); a nested cache others may write is ignored like the scope root's."""
-    dep = tmp_path / "dep"
-    dep.mkdir()
-    git(dep, "init", "-q")
-    (dep / "f").write_bytes(b"1\n")
-    git(dep, "add", "-A")
-    git(dep, "commit", "-q", "-m", "dep")
-    sup = tmp_path / "sup"
-    sup.mkdir()
-    git(sup, "init", "-q")
-    (sup / "s").write_bytes(b"1\n")
-    git(sup, "add", "-A")
-    git(sup, "commit", "-q", "-m", "sup")
+    dep = committed(tmp_path / "dep", "f", b"1\n", "dep")
+    sup = committed(tmp_path / "sup", "s", b"1\n", "sup")
     git(sup, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(dep), "dep")
     (sup / "dep" / "untracked").write_bytes(b"2\n")
-    nested = sup / "nested"
-    nested.mkdir()
-    git(nested, "init", "-q")
-    (nested / "inner.txt").write_bytes(b"inner\n")
-    git(nested, "add", "-A")
-    git(nested, "commit", "-q", "-m", "inner")
+    nested = committed(sup / "nested", "inner.txt", b"inner\n", "inner")
     (nested / "new.txt").write_bytes(b"new\n")
     os.symlink("nested", sup / "link-to-nested")
     want = value(sup, use_cache=False)

@@ -18,18 +18,8 @@ from testing.git import git
 
 from maestro.provenance import digest as provenance
 
-pytestmark = [pytest.mark.timeout(60), pytest.mark.in_process]
+pytestmark = [pytest.mark.timeout(60), pytest.mark.in_process, pytest.mark.usefixtures("quiet_git")]
 LATER_NS = 10 * 10**9  # a run "10 s later": the files are old enough for the stat cache
-
-
-@pytest.fixture(autouse=True)
-def quiet_git(monkeypatch):
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.invalid")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MAESTRO_DIGEST_TIMEOUT_SEC"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def blob(data: bytes) -> str:

@@ -19,18 +19,8 @@ from testing.git import git
 from maestro.provenance import digest as provenance
 from maestro.provenance import log as provenance_log
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("quiet_git")]
 LATER_NS = 10 * 10**9  # a run "10 s later": files written by the test are old enough to cache
-
-
-@pytest.fixture(autouse=True)
-def quiet_git(monkeypatch):
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):  # clones (submodules) carry no local identity
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.invalid")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "MAESTRO_DIGEST_TIMEOUT_SEC"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def make_repo(path, files=None):

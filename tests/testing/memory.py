@@ -61,3 +61,26 @@ def key_file(mem_root, project):
     """Where a project's key track lives: projects/<first 12 hex of sha1(project root)>/KEY.md."""
     digest = hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
     return mem_root / "projects" / digest / "KEY.md"
+
+
+def write_track(path, entries) -> None:
+    """A track file holding `entries`, as the store writes them (each followed by the § delimiter line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
+
+
+def project_dir(mem_root, project) -> Path:
+    """Where the store keeps the project tracks of the checkout `project`."""
+    return Path(mem_root) / "projects" / hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
+
+
+def same_as_files(root, query, monkeypatch, **kwargs) -> list:
+    """The texts of a search's hits, after checking that the index's hits equal a parse of the files'."""
+    from maestro.memory.store import search as memsearch
+
+    fast = memsearch.search(str(root), query, **kwargs)
+    monkeypatch.setenv("MAESTRO_MEMORY_INDEX", "off")
+    slow = memsearch.search(str(root), query, **kwargs)
+    monkeypatch.delenv("MAESTRO_MEMORY_INDEX")
+    assert fast == slow
+    return [hit.text for hit in fast]

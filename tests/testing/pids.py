@@ -31,3 +31,12 @@ def gone(pid: int, timeout: float = 10.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended and been reaped (a cheap one: `true`)."""
+    import subprocess
+
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid

@@ -1,22 +1,12 @@
 """`memory search` (issue 11 §1): ranked hits of every track as lines or the `--json` envelope; exit 0
 with hits, 1 with none, 3 on bad arguments. Runs on both targets, on the index and on its fallback."""
 
-import hashlib
 import json
-import os
 
 import pytest
 
 from maestro.errors import Exit
-
-
-def write(path, entries):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
-
-
-def project_dir(mem_root, project):
-    return mem_root / "projects" / hashlib.sha1(os.path.realpath(project).encode()).hexdigest()[:12]
+from testing.memory import project_dir, write_track as write
 
 
 @pytest.fixture(params=["index", "fallback"])

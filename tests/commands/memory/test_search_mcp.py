@@ -7,13 +7,9 @@ import os
 import pytest
 
 from maestro.commands.memory import mcp
+from testing.memory import write_track as write
 
 pytestmark = pytest.mark.in_process
-
-
-def write(path, entries):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("\n§\n".join(entries) + "\n").encode())
 
 
 @pytest.fixture

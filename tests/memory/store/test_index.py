@@ -12,6 +12,7 @@ from maestro.memory.store import index, index_corpus, index_files
 from maestro.memory.store.analyze import terms as analyze_terms
 from maestro.memory.store import search as memsearch
 from maestro.util import atomic
+from testing.memory import same_as_files
 
 pytestmark = pytest.mark.in_process
 
@@ -23,16 +24,6 @@ def index_on(monkeypatch):
 
 def texts(root, query, **kwargs):
     return [hit.text for hit in memsearch.search(str(root), query, **kwargs)]
-
-
-def same_as_files(root, query, monkeypatch, **kwargs):
-    """The index's hits, after checking they equal the hits of parsing the files."""
-    fast = memsearch.search(str(root), query, **kwargs)
-    monkeypatch.setenv("MAESTRO_MEMORY_INDEX", "off")
-    slow = memsearch.search(str(root), query, **kwargs)
-    monkeypatch.delenv("MAESTRO_MEMORY_INDEX")
-    assert fast == slow
-    return [hit.text for hit in fast]
 
 
 def reindexed(monkeypatch):

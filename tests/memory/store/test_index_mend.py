@@ -10,6 +10,7 @@ import pytest
 
 from maestro.memory.store import index, index_corpus, index_files, index_rows
 from maestro.memory.store import search as memsearch
+from testing.memory import same_as_files as agrees, write_track as write_entries
 
 pytestmark = pytest.mark.in_process
 
@@ -21,20 +22,6 @@ class CutShort(BaseException):
 @pytest.fixture(autouse=True)
 def index_on(monkeypatch):
     monkeypatch.delenv("MAESTRO_MEMORY_INDEX", raising=False)
-
-
-def write_entries(path, texts):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n§\n".join(texts) + "\n")
-
-
-def agrees(root, query, monkeypatch, **kwargs):
-    fast = memsearch.search(str(root), query, **kwargs)
-    monkeypatch.setenv("MAESTRO_MEMORY_INDEX", "off")
-    slow = memsearch.search(str(root), query, **kwargs)
-    monkeypatch.delenv("MAESTRO_MEMORY_INDEX")
-    assert fast == slow
-    return [hit.text for hit in fast]
 
 
 def files_rows(root):

@@ -17,11 +17,11 @@ from testing.git import git
 from testing.memory import STAMP_RE, all_files, key_file, leftovers, spawn
 
 from maestro.memory.store import entry as grammar
+from testing.pids import dead_pid
 
 
 def secret_anywhere(root, needle: bytes):
     return [p for p in all_files(root) if needle in p.read_bytes()]
-
 
 
 # --------------------------------------------------------------------------------- 12–14 adds
@@ -295,12 +295,6 @@ def hold_store_lock(mem_root):
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout.readline() == b"held\n"
     return proc
-
-
-def dead_pid():
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def test_24_a_lock_whose_holder_died_is_free_at_once(maestro, mem_root):
