@@ -112,7 +112,10 @@ class IndexCorpus:
         if wanted:
             self._sizes.update(self.conn.execute(f"SELECT seg, data FROM sizes WHERE seg IN "
                                                  f"({','.join(str(int(seg)) for seg in wanted)})"))
-        return {doc_id: index_bits.size_of(self._sizes, doc_id) for doc_id in ids}
+        lengths = {doc_id: index_bits.size_of(self._sizes, doc_id) for doc_id in ids}
+        if 0 in lengths.values():  # a matching entry has a term: a row missing, cut short or zeroed
+            raise index_bits.Corrupt("an entry's length is not where the index keeps it")
+        return lengths
 
     def _keys(self, ids) -> dict:
         """id → key (`<file>#<seq>`) of some entries: the order of ties, and of a cut that keeps all."""

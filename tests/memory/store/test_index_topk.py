@@ -189,6 +189,8 @@ DAMAGES = [
     "UPDATE lens SET bucket = -5 WHERE bucket = (SELECT max(bucket) FROM lens)",
     "UPDATE many SET tf = -2",
     "UPDATE files SET id_hi = 9223372036854775807",
+    "UPDATE sizes SET data = x'00'",  # every length cut short
+    "DELETE FROM sizes",
 ]
 # A bit for an entry without a row is found when that entry is read: with 4 entries every match is.
 MISSING_ROW = "UPDATE docs SET id = -5 WHERE id = (SELECT min(id) FROM docs)"
@@ -220,6 +222,8 @@ def test_a_damaged_value_is_never_built_and_the_index_is_rebuilt(tmp_path, damag
                             ).fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM lens WHERE bucket < 0 OR bucket > 1000").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM many WHERE tf < 4").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) > 0, total(length(data) != ?) FROM sizes",
+                            (index_bits.SEGMENT * 4,)).fetchone() == (1, 0.0)
         assert conn.execute("SELECT min(id) >= 0 FROM docs").fetchone() == (1,)
         assert conn.execute("SELECT max(id_hi) < 1000000 FROM files").fetchone() == (1,)
     finally:
