@@ -115,3 +115,26 @@ def test_a_hook_ends_without_the_interpreters_teardown_and_a_command_with_it(bui
     command = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "--version"],
                              capture_output=True, text=True, env=env, timeout=60)
     assert command.returncode == 0 and command.stdout.startswith("maestro ") and command.stderr == "teardown\n"
+
+
+def test_a_hook_runs_without_young_collections_and_a_command_with_the_default_threshold(built_pyz, tmp_path):
+    """maestro_hook raises the young generation's threshold for a hook verb (the collector would run 5-10
+    times in a recalling prompt and free nothing), not for a command. The probe counts collections and
+    reports the threshold at the exit (os._exit for a hook, the ordinary exit for a command). The default
+    threshold runs ~9 collections in that session-start."""
+    from maestro.install import settings
+
+    probe = ("import gc,os,sys,atexit;n=[0];gc.callbacks.append(lambda p,i:p=='start' and n.__setitem__(0,n[0]+1));"
+             "r=lambda: sys.stderr.write('gc %d %d\\n' % (gc.get_threshold()[0], n[0]));e=os._exit;"
+             "os._exit=lambda c:(r(),sys.stderr.flush(),e(c));atexit.register(r);")
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    start = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "session-start"],
+                           input='{"session_id": "s-1", "source": "startup", "cwd": "%s"}' % tmp_path,
+                           capture_output=True, text=True, env=env, timeout=60)
+    threshold, collections = start.stderr.splitlines()[-1].split()[1:]
+    # (one may run while zipimport reads the archive's directory, before maestro_hook's first line)
+    assert start.returncode == 0 and threshold == "25000" and int(collections) <= 1, start.stderr
+    command = subprocess.run([sys.executable, "-I", "-S", "-c", probe + settings.LAUNCHER, str(built_pyz), "doctor"],
+                             capture_output=True, text=True, env=env, timeout=60)
+    threshold, collections = command.stderr.splitlines()[-1].split()[1:]
+    assert threshold == "700" and int(collections) > 0, command.stderr

@@ -43,6 +43,21 @@ def is_day(value) -> bool:
     return year >= 1 and 1 <= month <= 12 and 1 <= date <= _MONTH_DAYS[month] + (month == 2 and _leap(year))
 
 
+def month_length(year_month) -> int:
+    """The number of days of the month 'YYYY-MM' (ASCII digits, year ≥ 1), 0 when it names no month:
+    `is_day(f"{year_month}-{dd}")` holds exactly for the dd of '01'…that number (a year of daily files is
+    listed on every recall: one check per month instead of one per name)."""
+    if not isinstance(year_month, str) or len(year_month) != 7 or year_month[4] != "-":
+        return 0
+    digits = year_month[:4] + year_month[5:]
+    if not digits.isascii() or not digits.isdigit():
+        return 0
+    year, month = int(year_month[:4]), int(year_month[5:])
+    if year < 1 or not 1 <= month <= 12:
+        return 0
+    return _MONTH_DAYS[month] + (month == 2 and _leap(year))
+
+
 def day(number: int) -> str:
     """The 'YYYY-MM-DD' of a day number (1 is 0001-01-01), as datetime.date.fromordinal gives it."""
     if not 1 <= number <= 3652059:  # 9999-12-31

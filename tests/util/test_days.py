@@ -53,3 +53,14 @@ def test_day_is_the_inverse_of_ordinal_as_datetime_gives_it():
     for number in (0, -1, 3652060):
         with pytest.raises(ValueError):
             days.day(number)
+
+
+def test_month_length_is_how_many_days_is_day_accepts_in_that_month():
+    rng = random.Random(4)
+    months = ["2024-02", "2023-02", "1900-02", "2000-02", "0001-01", "9999-12", "0000-01", "2024-00", "2024-13",
+              "2024-1", "2024/01", "２０２４-01", "2024-0١", "+024-01", " 024-01", "2024-01 ", None, 202401]
+    months += [f"{rng.randint(0, 9999):04d}-{rng.randint(0, 13):02d}" for _ in range(500)]
+    for month in months:
+        accepted = [d for d in range(1, 40) if days.is_day(f"{month}-{d:02d}")] if isinstance(month, str) else []
+        assert days.month_length(month) == len(accepted), month
+        assert accepted == list(range(1, len(accepted) + 1)), month

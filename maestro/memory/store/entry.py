@@ -28,6 +28,13 @@ WS = "[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]
 _FLAGS = re.ASCII | re.IGNORECASE
 
 
+class _AnyButClosing:
+    """The free tag's second character: anything but `]` (and the end of the entry)."""
+
+    def __contains__(self, character) -> bool:
+        return character not in ("", "]")
+
+
 class _Lazy:
     """A pattern compiled on first use: compiling them all at import costs session-start ~2 ms,
     and its snapshot rarely needs them."""
@@ -206,12 +213,22 @@ class Parts(collections.namedtuple("Parts", "id stamp git branch dsh_only summar
         return match.group(1) if match else None
 
 
+# The characters that may follow a token's `[` (each pattern's second character, either case where it is
+# case-insensitive, ASCII only as its flags say).
+_OPENERS = {"id": ("i", "I"), "stamp": tuple("0123456789"), "git": ("g", "G"), "branch": ("b", "B"),
+            "dsh_only": ("d", "D"), "summary": ("s",), "tag": _AnyButClosing()}
+
+
 def split(entry: str, daily: bool = False) -> Parts:
     entry = _text(entry)
     fields, pos = {}, 0
 
     def take(name, pattern):
         nonlocal pos
+        # Every token opens with `[` and a letter or digit its pattern names (_OPENERS): a body that does not
+        # cannot match, so its pattern is not even compiled (session-start splits entries on every start).
+        if entry[pos:pos + 1] != "[" or entry[pos + 1:pos + 2] not in _OPENERS[name]:
+            return None
         match = pattern.match(entry, pos)
         if match:
             fields[name] = match.group(0)

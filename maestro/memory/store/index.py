@@ -26,6 +26,7 @@ or analyzer is rebuilt silently (private temp file, then rename). When it cannot
 
 import os
 import stat
+import sys
 
 from maestro import knobs
 from maestro.memory.store import index_bits, index_files, index_rows
@@ -52,9 +53,47 @@ def _sqlite():
     Connection and errors); the package's own layer imports datetime and its adapters, ~1.5 ms of every
     recall. An interpreter built without SQLite has neither."""
     try:
-        import _sqlite3
+        return sys.modules["_sqlite3"] or None
+    except KeyError:
+        pass
+    try:
+        if "functools" in sys.modules:
+            import _sqlite3
+        else:
+            _sqlite3 = _import_with_lean_lru_cache()
     except ImportError:
         return None
+    return _sqlite3
+
+
+def _import_with_lean_lru_cache():
+    """`import _sqlite3` in a process that has not imported functools (a hook): the module's init
+    fetches `functools.lru_cache` (its statement cache), and functools imports collections with
+    keyword, operator, reprlib and heapq — ~2.5 ms of every recall for one decorator. For the length of
+    the import, `functools` is a stand-in whose lru_cache is what functools.lru_cache(maxsize)(function)
+    builds: the C wrapper of `_functools`, so the statement cache is the same object either way. The
+    stand-in leaves sys.modules afterwards (a later `import functools` gets the real module). A hook has
+    no other thread that could import functools meanwhile (importing threading imports functools)."""
+    try:
+        from _functools import _lru_cache_wrapper
+    except ImportError:  # pragma: no cover - an interpreter without the C half of functools
+        import _sqlite3
+
+        return _sqlite3
+
+    def lru_cache(maxsize=128, typed=False):
+        if not isinstance(maxsize, int):  # functools.lru_cache(function): not how _sqlite3 calls it
+            raise TypeError("lru_cache stand-in: maxsize must be an int")
+        return lambda function: _lru_cache_wrapper(function, max(maxsize, 0), typed, tuple)
+
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = lru_cache
+    sys.modules["functools"] = stand_in
+    try:
+        import _sqlite3
+    finally:
+        if sys.modules.get("functools") is stand_in:
+            del sys.modules["functools"]
     return _sqlite3
 
 
@@ -210,9 +249,14 @@ def _changes(conn, root: str, items, project: str, prune: bool, rows=None) -> tu
     """(known rows, items to re-index, indexed paths gone, items to settle)."""
     known = _known(conn, rows)
     listed = {item.rel for item in items}
-    states = {item.rel: index_rows.state(root, item.rel, known.get(item.rel)) for item in items}
-    stale = [item for item in items if states[item.rel] == index_rows.STALE]
-    settle = [item for item in items if states[item.rel] == index_rows.SETTLE]
+    stale, settle = [], []
+    for item, signature in zip(items, index_rows.signatures(root, [item.rel for item in items])):
+        row = known.get(item.rel)
+        if row is not None and not row[2] and row[1] == signature:
+            continue  # fresh: index_rows.state's first answer, inline (every file of the store, every recall)
+        verdict = index_rows.state(root, item.rel, row, signature)
+        if verdict != index_rows.FRESH:
+            (stale if verdict == index_rows.STALE else settle).append(item)
     gone = [path for path in known if prune and path not in listed and index_files.in_scope(path, project)
             and index_rows.stat_of(root, path) is None]  # a file not asked for this time (an archive) is not gone
     return known, stale, gone, settle

@@ -87,6 +87,22 @@ def run_mask(low: int, high: int) -> int:
     return ((1 << (high - low + 1)) - 1) << low if high >= low else 0
 
 
+def runs_mask(runs) -> int:
+    """The bitmap of some runs (low, high) of ids, runs that meet joined first: a store's files mostly
+    hold consecutive runs, so a few shifts build what one OR per file would (each a copy of the map)."""
+    out, start, end = 0, None, None
+    for low, high in sorted(runs):
+        if high < low:
+            continue  # empty (no index of ours stores one; run_mask gives 0 for it too)
+        if start is not None and low <= end + 1:
+            end = max(end, high)
+            continue
+        if start is not None:
+            out |= run_mask(start, end)
+        start, end = low, high
+    return out | run_mask(start, end) if start is not None else out
+
+
 def _byte_bits() -> tuple:
     """The set bits of each byte value, ascending: a byte's are its lowest bit's, then those of the rest
     (a quarter of the time of a comprehension over 8 bits × 256 values, paid by every hook import)."""

@@ -33,13 +33,19 @@ class IndexCorpus:
         if rows is None:
             rows = conn.execute("SELECT id, path, 0, 0, 0, 0, 0, 0, id_lo, id_hi, mask, doc_count, term_total "
                                 "FROM files")
-        for file_id, path, *_stat, low, high, mask, doc_count, term_total in rows:
+        runs = []
+        for row in rows:  # (index._FILE_COLUMNS: id, path, 6 of the stat check, id_lo, id_hi, mask, counts)
+            path = row[1]
             if path in wanted:
-                self._file_ids[path] = file_id
-                self._paths[file_id] = path
-                corpus |= index_bits.file_mask(low, high, mask)
-                count += doc_count or 0
-                total += term_total or 0
+                self._file_ids[path] = row[0]
+                self._paths[row[0]] = path
+                if row[10] is None and row[8] is not None and row[9] is not None:
+                    runs.append((row[8], row[9]))  # a run of ids: joined with the runs next to it below
+                else:
+                    corpus |= index_bits.file_mask(row[8], row[9], row[10])
+                count += row[11] or 0
+                total += row[12] or 0
+        corpus |= index_bits.runs_mask(runs)
         self._in_files = f"({','.join(str(int(i)) for i in self._file_ids.values()) or 'NULL'})"
         self._since, self._args = "", ()
         if since:

@@ -53,18 +53,30 @@ def wanted(root: str, project: str = "", tracks=(), archived: bool = False) -> l
             names = sorted(os.listdir(os.path.join(root, "daily")))
         except OSError:
             names = []
-        for name in names:
-            if name.endswith(".md") and _is_day(name[:-3]):
-                out.append(TrackFile("daily/" + name, "daily", ""))
+        make = tuple.__new__  # TrackFile(...) without its keyword handling: a year of files on every recall
+        out += [make(TrackFile, ("daily/" + name, "daily", "")) for name in daily_names(names)]
     if project:
         add(f"projects/{project}/", _PROJECT, project)
     return out
 
 
-def _is_day(text: str) -> bool:
-    """layout.check_date's rule (YYYY-MM-DD, a real day) without its exception: a daily dir of a year's
-    files is checked on every recall (a .todo.md or a stray name is not a daily file)."""
-    return days.is_day(text)
+_DAYS = tuple(f"{number:02d}" for number in range(1, 32))
+
+
+def daily_names(names) -> list:
+    """The names, in order, that are 'YYYY-MM-DD.md' for a real day (layout.check_date's rule; a
+    .todo.md or a stray name is not a daily file): each month checked once (days.month_length), then
+    each name by a set lookup — a daily dir of a year's files is listed on every recall."""
+    months, out = {}, []
+    for name in names:
+        if len(name) != 13 or name[10:] != ".md" or name[7] != "-":
+            continue
+        valid = months.get(name[:7])
+        if valid is None:
+            valid = months[name[:7]] = frozenset(_DAYS[:days.month_length(name[:7])])
+        if name[8:10] in valid:
+            out.append(name)
+    return out
 
 
 def in_scope(rel: str, project: str) -> bool:
@@ -86,7 +98,7 @@ def track_file(root: str, path: str):
     if len(parts) == 1:
         table, key = _GLOBAL, ""
     elif len(parts) == 2 and parts[0] == "daily":
-        return TrackFile(rel, "daily", "") if parts[1].endswith(".md") and _is_day(parts[1][:-3]) else None
+        return TrackFile(rel, "daily", "") if parts[1].endswith(".md") and days.is_day(parts[1][:-3]) else None
     elif len(parts) == 3 and parts[0] == "projects":
         table, key = _PROJECT, parts[1]
     else:

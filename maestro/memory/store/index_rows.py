@@ -52,11 +52,45 @@ def stat_of(root: str, rel: str):
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def state(root: str, rel: str, row) -> str:
+def signatures(root: str, rels) -> list:
+    """stat_of of each file, each stat-ed relative to its directory opened once (a recall checks a year of
+    daily files: no walk of the whole path per file)."""
+    out, folders = [], {}
+    try:
+        for rel in rels:
+            folder, _, name = rel.rpartition("/")
+            fd = folders.get(folder)
+            if fd is None:
+                try:
+                    fd = os.open(f"{root}/{folder}" if folder else root, os.O_RDONLY | os.O_DIRECTORY)
+                except OSError:
+                    fd = -1  # (absent: none of its files exists; not a directory: stat_of says so per file)
+                folders[folder] = fd
+            if fd < 0:
+                out.append(stat_of(root, rel))
+                continue
+            try:
+                st = os.stat(name, dir_fd=fd)
+            except OSError:
+                out.append(None)
+                continue
+            out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    finally:
+        for fd in folders.values():
+            if fd >= 0:
+                os.close(fd)
+    return out
+
+
+_UNSEEN = object()
+
+
+def state(root: str, rel: str, row, signature=_UNSEEN) -> str:
     """Whether a file's row (id, signature, racy, digest; None: no row) is FRESH, STALE, or fresh and no
     longer racy (SETTLE: its digest need not be compared again). A racy row's file is read and its digest
-    compared."""
-    signature = stat_of(root, rel)
+    compared. `signature`: the file's stat_of when the caller took it already."""
+    if signature is _UNSEEN:
+        signature = stat_of(root, rel)
     if row is None:
         return FRESH if signature is None else STALE
     if row[1] != signature:

@@ -9,17 +9,17 @@ word found in an entry adds its rarity in that window (a word in every entry add
 newest entry is always kept; the other slots go to the highest scores (ties to the newer entry); slots
 no entry scores for go to the newest ones left, as before. The list ends with the newest and the most
 relevant just before it, because the section's cap keeps entries from the end (snapshot.fit). Pure and
-cheap: `re` (which the snapshot loads anyway) and `math`.
+cheap: words are split as search splits them (analyze.word_runs: no pattern to compile for ASCII text).
 """
 
 import math
-import re
 
+# (analyze's word splitter: renaming it would change the analyzer's pinned code and rebuild every index)
 from maestro.memory.store.analyze import STOPWORDS
+from maestro.memory.store.analyze import _words as word_runs
 
 WINDOW = 60
 MIN_WORD = 3
-_WORD = re.compile(r"[^\W_]+")
 # branch names that say nothing about the work
 _PLAIN_BRANCHES = frozenset(("main", "master", "develop", "development", "trunk", "head", "dev"))
 
@@ -27,7 +27,7 @@ _PLAIN_BRANCHES = frozenset(("main", "master", "develop", "development", "trunk"
 def words(text: str) -> set:
     """The casefolded words of `text` worth matching: letters and digits (a path or a snake_case name is
     split into its parts), at least MIN_WORD long, no stopword, no plain branch name."""
-    return {word for word in (w.casefold() for w in _WORD.findall(text))
+    return {word for word in (w.casefold() for w in word_runs(text))
             if len(word) >= MIN_WORD and word not in STOPWORDS and word not in _PLAIN_BRANCHES}
 
 
@@ -43,8 +43,8 @@ def _found(entry: str, wanted: set) -> set:
     if not any(word in folded for word in wanted):
         return set()
     if ascii_only:
-        return wanted.intersection(_WORD.findall(folded))
-    return wanted.intersection(map(str.casefold, _WORD.findall(entry)))
+        return wanted.intersection(word_runs(folded))
+    return wanted.intersection(map(str.casefold, word_runs(entry)))
 
 
 def choose(entries: list, focus: str, keep: int) -> list:

@@ -80,8 +80,7 @@ NOTE = (
     "than writing them directly; check memory_todo when it is relevant (at most 8 items)."
 )
 
-_BRACES = re.compile(r"\{\{+|\}\}+")
-_BRANCH_ANY = re.compile(r"\[branch:", re.IGNORECASE | re.ASCII)
+_BRACES = None  # r"\{\{+|\}\}+", compiled on first use: most entries hold no doubled brace
 
 
 class SectionStats:
@@ -122,7 +121,19 @@ class Snapshot:
 
 
 def collapse_braces(text: str) -> str:
+    global _BRACES
+    if "{{" not in text and "}}" not in text:
+        return text
+    if _BRACES is None:
+        _BRACES = re.compile(r"\{\{+|\}\}+")
     return _BRACES.sub(lambda m: m.group(0)[0], text)
+
+
+def has_branch_tag(entry: str) -> bool:
+    """Whether `[branch:` appears in `entry` in any ASCII case (the pattern `\\[branch:` with IGNORECASE
+    and ASCII), without a pattern: no character but ASCII ones lowercases to a letter of it (only İ and
+    the Kelvin sign lowercase to ASCII at all, to i and k; a test checks every character)."""
+    return "[branch:" in entry.lower()
 
 
 def utf8_cut(text: str, limit: int) -> str:
@@ -225,8 +236,8 @@ def read_sources(root: str, project: str = None, branch: str = None, today=None,
         def visible(entries):
             if not branch:
                 return entries
-            # the regex screen keeps a big store fast; only a hit is parsed
-            return [e for e in entries if not _BRANCH_ANY.search(e) or branch in (grammar.branches(e) or (branch,))]
+            # the screen keeps a big store fast; only a hit is parsed
+            return [e for e in entries if not has_branch_tag(e) or branch in (grammar.branches(e) or (branch,))]
 
         entries, before = tail_entries(lay.target(name, project).path, keep, damaged, visible, count_dropped)
         return [collapse_braces(e) for e in entries], before

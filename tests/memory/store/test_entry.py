@@ -186,3 +186,26 @@ def test_fuzz_composed_entries_are_storable_and_keep_their_header():
                 assert parts.branches == branches
         assert parts.stamp_text or parts.entry_id or parts.branch
         assert compose.dedupe_key(stored) == compose.dedupe_key(compose.ensure_summary(stored, track == "daily"))
+
+
+class _Anything:
+    def __contains__(self, character) -> bool:
+        return True
+
+
+def test_split_skips_only_patterns_that_cannot_match(monkeypatch):
+    """split tries a token's pattern only when the text at that point opens like it (`[` and the letter
+    or digit it names); with the check switched off (every pattern tried) every entry splits the same —
+    over tokens in every case, look-alikes (İ ı K ［), whitespace and random bytes."""
+    rng = random.Random(12)
+    pieces = ["[id:0123abcd] ", "[ID:0123ABCD]", "[Id: 89abcdef]\t", "[id:0123abc]", "[2024-05-01] ", "[2024-05-01 9:30]",
+              "[09:30:15] ", "[9:3]", "[git abc1234] ", "[GIT x]", "[git]", "[branch:main,dev] ", "[Branch:]", "[BRANCH:a]",
+              "[dsh-only] ", "[DSH-ONLY]", "[summary:short] ", "[Summary:x]", "[tag] ", "[]", "[ ]", "[]]", "[[x]",
+              "[İd:0123abcd]", "[ıd:0123abcd]", "[ǧit x]", "［id:0123abcd］", "\u00a0", " ", "\n", "body", "§", "[", "]"]
+    entries = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(4000)]
+    entries += ["".join(chr(rng.choice((0x5b, 0x5d, 0x20, 0x69, 0x49, 0x30, 0x3a, rng.randint(0, 0x3000))))
+                        for _ in range(rng.randint(0, 12))) for _ in range(2000)]
+    guarded = [(grammar.split(entry), grammar.split(entry, daily=True)) for entry in entries]
+    monkeypatch.setattr(grammar, "_OPENERS", {name: _Anything() for name in grammar._OPENERS})
+    assert guarded == [(grammar.split(entry), grammar.split(entry, daily=True)) for entry in entries]
+    assert sum(1 for parts, _daily in guarded if parts.head) > 1000  # the tokens were found, not all skipped

@@ -374,3 +374,26 @@ def test_locate_with_a_missing_or_hanging_git_falls_back_to_the_directory(tmp_pa
 def test_locate_refuses_a_missing_directory(tmp_path):
     with pytest.raises(StoreError, match="not a directory"):
         layout.locate(str(tmp_path / "nope"))
+
+
+def test_the_branch_tag_screen_is_the_case_insensitive_ascii_pattern():
+    """snapshot.has_branch_tag (no pattern compiled on a start) finds exactly what `\\[branch:` with
+    IGNORECASE | ASCII finds: no character outside ASCII lowercases to a letter of `[branch:`."""
+    import random
+    import re
+
+    pattern = re.compile(r"\[branch:", re.IGNORECASE | re.ASCII)
+    assert not [code for code in range(128, 0x110000) if set(chr(code).lower()) & set("[branch:")]
+    rng = random.Random(5)
+    pieces = ["[branch:", "[BRANCH:", "[Branch:", "[bRaNcH:", "[brAnch", "branch:", "[ branch:", "İ", "K", "ß", "[",
+              "ＢＲＡＮＣＨ", "[bra", "nch:", "x", " ", "\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        assert snapshot.has_branch_tag(text) == bool(pattern.search(text)), text
+
+
+def test_collapse_braces_without_doubled_braces_returns_the_text_itself():
+    import re
+
+    for text in ["", "plain", "{x}", "}{", "{{a}}", "a {{{b}}} c }}", "{ {"]:
+        assert snapshot.collapse_braces(text) == re.sub(r"\{\{+|\}\}+", lambda m: m.group(0)[0], text)
