@@ -13,7 +13,7 @@ bounded memo of the words it has seen.
 # What the index's rows were analyzed with (index.fingerprint): bump it with any change to what `terms`
 # returns (here or in stem.py), so every index is rebuilt. tests/memory/store/test_index_analyzer_pin.py
 # fails when this code changes and the number does not.
-VERSION = 2
+VERSION = 3
 
 # Runs of letters/digits; '_' is a separator too (\w would keep it), so snake_case splits into its parts.
 WORD_PATTERN = r"[^\W_]+"
@@ -73,7 +73,7 @@ def terms(text: str) -> list:
     """The analyzed terms of `text`, in order: casefolded, split, stopwords removed, stemmed."""
     out = []
     memo = _memo
-    for word in _words(text):
+    for word in word_runs(text):
         found = memo.get(word)
         if found is None:
             found = _word_terms(word)
@@ -84,8 +84,9 @@ def terms(text: str) -> list:
     return out
 
 
-def _words(text: str) -> list:
-    """The runs of letters and digits of `text`, as WORD_PATTERN finds them."""
+def word_runs(text: str) -> list:
+    """The runs of letters and digits of `text`, as WORD_PATTERN finds them (session-start's relevance
+    splits its words with it too)."""
     global _word
     if text.isascii():
         return text.translate(_ASCII_SEPARATORS).split()

@@ -8,9 +8,11 @@
     bits, many, lens, sizes                             each term's entries as bitmaps over docs.id, by
                                                         count, the entries by length, and each one's length
                                                         (index_bits.py)
+    views                                               per set of files searched: their stat signatures
+                                                        and corpus in one row (index_views.py)
 
 Freshness: `open_corpus` stats every file the search reads (in its read transaction: when nothing
-changed, that one read of `files` serves the corpus) and re-indexes only those whose size, mtime, ctime
+changed, the scope's view, else one read of `files`, serves the corpus) and re-indexes only those whose size, mtime, ctime
 or inode differ from the row (or that appeared or vanished); store writes refresh the files they wrote
 inside their transaction (`refresh_written`, from txn.py, one chunk at most). A file is stat-ed before
 it is read; an unchanged entry keeps its row (by digest); a file read within index_rows.RACY_NS of its
@@ -25,18 +27,19 @@ or analyzer is rebuilt silently (private temp file, then rename). When it cannot
 """
 
 import os
-import stat
-import sys
 
 from maestro import knobs
-from maestro.memory.store import index_bits, index_files, index_rows
+from maestro.memory.store import index_bits, index_files, index_rows, index_views
 from maestro.memory.store.analyze import VERSION as ANALYZER_VERSION
 from maestro.memory.store.layout import META_DIR
+from maestro.memory.store.index_connect import connect as _connect
+from maestro.memory.store.index_connect import inode as _inode
+from maestro.memory.store.index_connect import is_ours as _is_ours
+from maestro.memory.store.index_connect import load as _sqlite
 from maestro.memory.store.index_corpus import IndexCorpus
 
-FORMAT = "7"
+FORMAT = "8"
 INDEX_NAME = "index.sqlite3"
-BUSY_MS = 2000  # how long an index write waits for another process's index transaction
 # An entry's row (~0.8 KB of text and terms) and a term's segment of bitmaps (≤ 1 KB each) spill into
 # overflow pages at SQLite's default 4 KB (more than ~1 KB per row); at 16 KB they stay in their page:
 # the index of the 20,000-entry bench store is a third of the size and a search reads fewer pages.
@@ -46,55 +49,6 @@ _usable = None  # probed once per process
 
 def index_path(root: str) -> str:
     return os.path.join(root, META_DIR, INDEX_NAME)
-
-
-def _sqlite():
-    """The SQLite binding: `_sqlite3`, the C module the `sqlite3` package wraps (the same connect,
-    Connection and errors); the package's own layer imports datetime and its adapters, ~1.5 ms of every
-    recall. An interpreter built without SQLite has neither."""
-    try:
-        return sys.modules["_sqlite3"] or None
-    except KeyError:
-        pass
-    try:
-        if "functools" in sys.modules:
-            import _sqlite3
-        else:
-            _sqlite3 = _import_with_lean_lru_cache()
-    except ImportError:
-        return None
-    return _sqlite3
-
-
-def _import_with_lean_lru_cache():
-    """`import _sqlite3` in a process that has not imported functools (a hook): the module's init
-    fetches `functools.lru_cache` (its statement cache), and functools imports collections with
-    keyword, operator, reprlib and heapq — ~2.5 ms of every recall for one decorator. For the length of
-    the import, `functools` is a stand-in whose lru_cache is what functools.lru_cache(maxsize)(function)
-    builds: the C wrapper of `_functools`, so the statement cache is the same object either way. The
-    stand-in leaves sys.modules afterwards (a later `import functools` gets the real module). A hook has
-    no other thread that could import functools meanwhile (importing threading imports functools)."""
-    try:
-        from _functools import _lru_cache_wrapper
-    except ImportError:  # pragma: no cover - an interpreter without the C half of functools
-        import _sqlite3
-
-        return _sqlite3
-
-    def lru_cache(maxsize=128, typed=False):
-        if not isinstance(maxsize, int):  # functools.lru_cache(function): not how _sqlite3 calls it
-            raise TypeError("lru_cache stand-in: maxsize must be an int")
-        return lambda function: _lru_cache_wrapper(function, max(maxsize, 0), typed, tuple)
-
-    stand_in = type(sys)("functools")
-    stand_in.lru_cache = lru_cache
-    sys.modules["functools"] = stand_in
-    try:
-        import _sqlite3
-    finally:
-        if sys.modules.get("functools") is stand_in:
-            del sys.modules["functools"]
-    return _sqlite3
 
 
 def errors() -> tuple:
@@ -117,44 +71,6 @@ def fingerprint() -> str:
     """The index format and the analyzer's version (analyze.VERSION, pinned to its code by a test): an
     analyzer that changed (new stemming, stopwords) makes every stored row stale, so the index is rebuilt."""
     return f"{FORMAT}:{ANALYZER_VERSION}"
-
-
-def _is_ours(path: str) -> bool:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and st.st_size > 0
-
-
-def _inode(path: str):
-    try:
-        return os.lstat(path).st_ino
-    except OSError:
-        return None
-
-
-def _connect(sqlite3, path: str, busy_ms: int = None):
-    """A connection that remembers which file it opened (`inode`): an index renamed over by another
-    process's rebuild must not be written through a connection to the file it replaced, whose
-    journal name the new file shares. It waits `busy_ms` for another process's transaction."""
-    before = _inode(path)
-    busy_ms = BUSY_MS if busy_ms is None else max(0, busy_ms)
-    conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None, check_same_thread=False,
-                           factory=_connection_class(sqlite3))
-    conn.inode = before
-    conn.execute("PRAGMA synchronous=NORMAL")
-    return conn
-
-
-def _connection_class(sqlite3):
-    global _Connection
-    if _Connection is None:
-        _Connection = type("IndexConnection", (sqlite3.Connection,), {"inode": None})
-    return _Connection
-
-
-_Connection = None
 
 
 def _valid(conn) -> bool:
@@ -181,7 +97,7 @@ def _rebuild(sqlite3, root: str, path: str) -> None:
         try:
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before the first table: fixed from then on
             conn.execute("BEGIN")
-            for statement in index_rows.SCHEMA:
+            for statement in (*index_rows.SCHEMA, index_views.SCHEMA):
                 conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
             conn.execute("COMMIT")
@@ -245,12 +161,15 @@ def _known(conn, rows=None) -> dict:
     return {row[1]: (row[0], tuple(row[2:6]), row[6], row[7]) for row in rows}
 
 
-def _changes(conn, root: str, items, project: str, prune: bool, rows=None) -> tuple:
-    """(known rows, items to re-index, indexed paths gone, items to settle)."""
+def _changes(conn, root: str, items, project: str, prune: bool, rows=None, signatures=None) -> tuple:
+    """(known rows, items to re-index, indexed paths gone, items to settle); `signatures`: the items'
+    index_rows.signatures when the caller took them."""
     known = _known(conn, rows)
     listed = {item.rel for item in items}
     stale, settle = [], []
-    for item, signature in zip(items, index_rows.signatures(root, [item.rel for item in items])):
+    if signatures is None:
+        signatures = index_rows.signatures(root, [item.rel for item in items])
+    for item, signature in zip(items, signatures):
         row = known.get(item.rel)
         if row is not None and not row[2] and row[1] == signature:
             continue  # fresh: index_rows.state's first answer, inline (every file of the store, every recall)
@@ -341,22 +260,37 @@ def _snapshot_whole(conn, items) -> bool:
 
 
 def _fresh_corpus(conn, root: str, items, project: str, since: str):
-    """The usual case in one read: inside the read transaction the corpus then keeps, the files' rows,
-    every listed file stat-ed against them; when none changed, vanished or must settle, the corpus over
-    those very rows (no second read of the files table), else None (rolled back: refresh first)."""
+    """The usual case in one read: inside the read transaction the corpus then keeps, every listed file
+    stat-ed; when the scope's view (index_views.py) has exactly those signatures, the corpus over the view;
+    else, against the files' rows: when none changed, vanished or must settle, the corpus over those very
+    rows (it leaves the view for the next search when no file is racy), else None (rolled back: refresh
+    first). The first read fixes the transaction's state before any stat (a commit after a stat would
+    otherwise go unseen)."""
     conn.execute("BEGIN")
-    rows = conn.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
-    _known_rows, stale, gone, settle = _changes(conn, root, items, project, True, rows)
+    rels = [item.rel for item in items]
+    scope = "" if since else index_views.scope_of(rels)
+    saved = index_views.read(conn, scope) if scope else None
+    rows = None if scope else conn.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
+    signatures = index_rows.signatures(root, rels)
+    stamp = index_views.stamp_of(rels, signatures) if scope else ""
+    if saved is not None and saved[0] == stamp:
+        return IndexCorpus(conn, rels, view=index_views.View(*saved[1:]))
+    if rows is None:
+        rows = conn.execute(f"SELECT {_FILE_COLUMNS} FROM files").fetchall()
+    known, stale, gone, settle = _changes(conn, root, items, project, True, rows, signatures)
     if stale or gone or settle:
         conn.execute("ROLLBACK")
         return None
-    return IndexCorpus(conn, [item.rel for item in items], since, rows=rows)
+    corpus = IndexCorpus(conn, rels, since, rows=rows)
+    if scope and not any(known[rel][2] for rel in rels if rel in known):  # (a racy file: digests, no view)
+        corpus.leave_view(scope, stamp, index_views.data_version(conn))
+    return corpus
 
 
 def open_corpus(root: str, items, *, project: str = "", since: str = "", busy_ms: int = None):
     """An IndexCorpus over `items` (index_files.wanted), fresh, read in one transaction (closing the corpus
     ends it); None when the index cannot serve. `busy_ms` is how long to wait for another process's index
-    transaction (None: BUSY_MS; the recall passes 0 or what is left of its budget)."""
+    transaction (None: index_connect.BUSY_MS; the recall passes 0 or what is left of its budget)."""
     if not available() or not os.path.isdir(root):  # no memory yet: a search creates none
         return None
     sqlite3 = _sqlite()

@@ -12,7 +12,7 @@ files, so the two give identical rankings, without loading every matching entry 
     neighbours  entries by (file, seq) around the hit
 """
 
-from maestro.memory.store import index_bits, index_topk
+from maestro.memory.store import index_bits, index_topk, index_views
 from maestro.memory.store.rank import Doc, idf
 
 _CHUNK = 500  # ids per `IN (...)`, written as integer literals (no host parameter per id: old builds allow 999)
@@ -23,10 +23,18 @@ class IndexCorpus:
 
     _COLUMNS = "d.id, f.path, d.seq, d.track, d.entry_id, d.date, d.text, d.terms, d.project, d.branches"
 
-    def __init__(self, conn, rels, since: str = "", rows=None):
+    def __init__(self, conn, rels, since: str = "", rows=None, view=None):
         """`rows`: the files table as index.py read it in this read transaction (index._FILE_COLUMNS), so
-        it is not read twice."""
+        it is not read twice; `view`: instead, the index_views.View of these very files (no `since`)."""
         self.conn = conn
+        self._sets, self._buckets, self._placed, self._sizes = {}, None, {}, {}
+        self._since, self._args, self._view_left = "", (), None
+        if view is not None:
+            self._file_ids = dict(zip(view.paths, view.file_ids))
+            self._paths = dict(zip(view.file_ids, view.paths))
+            self._corpus, self.n_docs, self._term_total = view.corpus, view.doc_count, view.term_total
+            self.avg_len = view.term_total / view.doc_count if view.doc_count else 0.0
+            return
         wanted = set(rels)  # filtered here: one bound variable per file fails past 999 files on old SQLite
         self._file_ids, self._paths, corpus = {}, {}, 0
         count = total = 0
@@ -46,25 +54,36 @@ class IndexCorpus:
                 count += row[11] or 0
                 total += row[12] or 0
         corpus |= index_bits.runs_mask(runs)
-        self._in_files = f"({','.join(str(int(i)) for i in self._file_ids.values()) or 'NULL'})"
-        self._since, self._args = "", ()
         if since:
+            in_files = f"({','.join(str(int(i)) for i in self._file_ids.values()) or 'NULL'})"
             self._since, self._args = " AND d.date >= ?", (since,)
-            dated = [row[0] for row in conn.execute(f"SELECT d.id FROM docs d WHERE d.file_id IN {self._in_files}"
+            dated = [row[0] for row in conn.execute(f"SELECT d.id FROM docs d WHERE d.file_id IN {in_files}"
                                                     f"{self._since}", self._args)]
             corpus &= index_bits.mask_of(dated)
             count, total = conn.execute(f"SELECT count(*), total(d.length) FROM docs d WHERE d.file_id IN "
-                                        f"{self._in_files}{self._since}", self._args).fetchone()
+                                        f"{in_files}{self._since}", self._args).fetchone()
         self._corpus = corpus
-        self.n_docs = count
+        self.n_docs, self._term_total = count, total
         self.avg_len = total / count if count else 0.0
-        self._sets, self._buckets, self._placed, self._sizes = {}, None, {}, {}
+
+    def leave_view(self, scope: str, stamp: str, seen: int) -> None:
+        """Have `close` write this corpus's files as the view of `scope` (index_views.save: after the read
+        transaction, unless another connection committed since `seen`)."""
+        self._view_left = (scope, stamp, seen)
 
     def close(self) -> None:
-        """End the read transaction (index.open_corpus began it) and the connection."""
+        """End the read transaction (index.open_corpus began it), write the view it was asked to leave
+        (best effort: a busy or failing write only costs the next search the rows path), end the connection."""
         try:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            if self._view_left is not None:
+                scope, stamp, seen = self._view_left
+                try:
+                    index_views.save(self.conn, scope, stamp, self._file_ids, self._corpus, self.n_docs,
+                                     int(self._term_total), seen)
+                except self.conn.Error:
+                    pass
         finally:
             self.conn.close()
 

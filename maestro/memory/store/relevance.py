@@ -14,9 +14,7 @@ cheap: words are split as search splits them (analyze.word_runs: no pattern to c
 
 import math
 
-# (analyze's word splitter: renaming it would change the analyzer's pinned code and rebuild every index)
-from maestro.memory.store.analyze import STOPWORDS
-from maestro.memory.store.analyze import _words as word_runs
+from maestro.memory.store.analyze import STOPWORDS, word_runs
 
 WINDOW = 60
 MIN_WORD = 3

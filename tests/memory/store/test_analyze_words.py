@@ -16,7 +16,7 @@ PATTERN = re.compile(analyze.WORD_PATTERN)
 def test_every_ascii_character_splits_as_the_pattern_does():
     for code in range(128):
         text = f"ab{chr(code)}cd {chr(code)}x{chr(code)}"
-        assert analyze._words(text) == PATTERN.findall(text), repr(chr(code))
+        assert analyze.word_runs(text) == PATTERN.findall(text), repr(chr(code))
 
 
 def test_random_ascii_text_splits_as_the_pattern_does():
@@ -24,10 +24,10 @@ def test_random_ascii_text_splits_as_the_pattern_does():
     alphabet = [chr(code) for code in range(128)]
     for _ in range(500):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
-        assert analyze._words(text) == PATTERN.findall(text)
+        assert analyze.word_runs(text) == PATTERN.findall(text)
 
 
 def test_text_beyond_ascii_keeps_the_pattern():
     text = "naïve_café ДОМ-дом ١٢٣ x²y 東京 snake_case"
-    assert analyze._words(text) == PATTERN.findall(text) == ["naïve", "café", "ДОМ", "дом", "١٢٣", "x²y", "東京",
+    assert analyze.word_runs(text) == PATTERN.findall(text) == ["naïve", "café", "ДОМ", "дом", "١٢٣", "x²y", "東京",
                                                              "snake", "case"]

@@ -14,7 +14,8 @@ from maestro.memory.store import analyze, index
 pytestmark = pytest.mark.source_only
 
 PINNED = {1: "ef513120a9a72d0768a52f0e6922c83d5d39dfa23c373a6dd256f6b9ca1264e5",
-          2: "2a4668632a5e047607241f7c26831bf9f8631fb7386f4bae90f9008f70d41fbf"}  # 2: ASCII text split without `re` (same terms; tests/memory/store/test_analyze_words.py)
+          2: "2a4668632a5e047607241f7c26831bf9f8631fb7386f4bae90f9008f70d41fbf",  # 2: ASCII text split without `re` (same terms; tests/memory/store/test_analyze_words.py)
+          3: "746d7904d8ec08214a5f80d6d3e0e273942c5ffab39860b286209bc87a5b01da"}  # 3: the word splitter made public (word_runs, for relevance.py); same terms — shipped with index format 8, which rebuilds every index anyway
 
 
 def code_digest() -> str:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from maestro.memory.store import index, index_corpus, index_files, index_rows
+from maestro.memory.store import index, index_connect, index_corpus, index_files, index_rows
 from maestro.memory.store import search as memsearch
 from testing.memory import same_as_files as agrees, write_track as write_entries
 
@@ -153,7 +153,7 @@ def test_a_busy_index_costs_the_recall_no_wait_and_warm_brings_it_up_to_date(sto
     holder.execute("BEGIN IMMEDIATE")  # another process's index transaction
     try:
         assert index.open_corpus(root, items, busy_ms=0) is None  # no wait: the recall parses or skips
-        monkeypatch.setattr(index, "BUSY_MS", 0)  # the refresher waits BUSY_MS, then gives up
+        monkeypatch.setattr(index_connect, "BUSY_MS", 0)  # the refresher waits BUSY_MS, then gives up
         assert index.warm(root, items) is False
     finally:
         holder.execute("ROLLBACK")
