@@ -6,11 +6,14 @@
 1. Refuse to build if any module under maestro/ imports a package outside the standard library.
 2. Stage maestro/ plus rules/ and skills/ (as maestro/payload/…) and let shiv build the archive
    (reproducible timestamps, uncompressed, shebang `/usr/bin/env python3`).
-3. Finish the archive: add hash-checked-free (`UNCHECKED_HASH`) .pyc files next to each module,
-   and a launcher `__main__.py` that imports maestro straight from the archive instead of
-   extracting it to a cache first (shiv's bootstrap stays inside; `MAESTRO_SHIV_EXTRACT=1`
-   selects it). maestro is pure stdlib, so extraction buys nothing and costs ~25 ms per hook;
-   the README's "Startup budget" section has the measurements.
+3. Finish the archive: the code of every module compiled into one bundle between the shebang line
+   and the zip (maestro/bundle.py: one positioned read per import instead of zipimport's lookup, and
+   a zip directory half as long to read at every start; the .py sources stay in the zip, for
+   tracebacks and for a Python of another bytecode version), unchecked-hash .pyc files for the
+   package, the bundle's reader and the hook launcher, and a launcher `__main__.py` that imports
+   maestro straight from the archive instead of extracting it to a cache first (shiv's bootstrap
+   stays inside; `MAESTRO_SHIV_EXTRACT=1` selects it). maestro is pure stdlib, so extraction buys
+   nothing and costs ~25 ms per hook; the README's "Startup budget" section has the measurements.
 Same sources + same interpreter ⇒ byte-identical archive.
 """
 
@@ -188,6 +191,35 @@ def compiled(name: str, source: bytes) -> bytes:
     )
 
 
+BUNDLE_OUTSIDE = ("site-packages/maestro/__init__.py", "site-packages/maestro/bundle.py")
+
+
+def code_bundle(entries) -> bytes:
+    """maestro/bundle.py's format: its TAG, this interpreter's magic, the index, the code objects — of
+    every maestro module but BUNDLE_OUTSIDE's, in path order (deterministic bytes)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from maestro.bundle import TAG
+    finally:
+        sys.path.remove(str(ROOT))
+    index, blobs, offset = {}, [], 0
+    for info, data in sorted(entries, key=lambda item: item[0].filename):
+        name = info.filename
+        if not (name.startswith("site-packages/maestro/") and name.endswith(".py")) or name in BUNDLE_OUTSIDE:
+            continue
+        path = name[len("site-packages/"):]
+        module = path[:-len(".py")].replace("/", ".")
+        package = module.endswith(".__init__")
+        if package:
+            module = module[:-len(".__init__")]
+        blob = marshal.dumps(compile(data, path, "exec", dont_inherit=True, optimize=0))
+        index[module] = (offset, len(blob), package, path)
+        blobs.append(blob)
+        offset += len(blob)
+    head = marshal.dumps(index)
+    return TAG + importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + head + b"".join(blobs)
+
+
 def finish(shiv_output: Path, output: Path) -> None:
     raw = shiv_output.read_bytes()
     shebang = raw[: raw.index(b"\n") + 1]
@@ -197,7 +229,7 @@ def finish(shiv_output: Path, output: Path) -> None:
     extra = []
     for info, data in entries:
         name = info.filename
-        if name.startswith("site-packages/maestro/") and name.endswith(".py"):
+        if name in BUNDLE_OUTSIDE:  # zipimport loads these two: the package (which installs the bundle) and it
             pyc = zipfile.ZipInfo(name + "c", date_time=stamp)
             pyc.external_attr = info.external_attr
             extra.append((pyc, compiled(name[len("site-packages/") :], data)))
@@ -214,6 +246,7 @@ def finish(shiv_output: Path, output: Path) -> None:
     extra.append((hook_source, HOOK_LAUNCHER.encode()))
     buffer = io.BytesIO()
     buffer.write(shebang)
+    buffer.write(code_bundle(entries))  # zip readers skip what precedes the zip, as they skip the shebang
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         for info, data in sorted(entries + extra, key=lambda item: item[0].filename):
             info.compress_type = zipfile.ZIP_STORED

@@ -26,8 +26,75 @@ def test_archive_carries_rules_skills_and_compiled_modules(built_pyz):
                      "skills/plan-authoring/SKILL.md", "skills/ralph-protocol/SKILL.md"):
         assert f"site-packages/maestro/payload/{relative}" in names
         assert (ROOT / relative).read_bytes() == zipfile.ZipFile(built_pyz).read(f"site-packages/maestro/payload/{relative}")
-    assert "site-packages/maestro/hooks/gate.pyc" in names
+    assert "site-packages/maestro/hooks/gate.py" in names and "site-packages/maestro/hooks/gate.pyc" not in names
+    assert sorted(name for name in names if name.endswith(".pyc")) == [
+        "maestro_hook.pyc", "site-packages/maestro/__init__.pyc", "site-packages/maestro/bundle.pyc"]
     assert "_bootstrap/__init__.py" in names and "environment.json" in names  # shiv's own parts stay
+
+
+def bundle_of(archive_path):
+    """(index, the code's offset, the archive's bytes) of the archive's code bundle (maestro/bundle.py)."""
+    import os
+
+    from maestro import bundle
+
+    fd = os.open(archive_path, os.O_RDONLY)
+    try:
+        index, base = bundle.read_index(fd)
+    finally:
+        os.close(fd)
+    return index, base, Path(archive_path).read_bytes()
+
+
+def test_the_code_bundle_holds_every_module_compiled_from_its_source_in_the_archive(built_pyz):
+    import marshal
+
+    index, base, data = bundle_of(built_pyz)
+    archive = zipfile.ZipFile(built_pyz)
+    sources = {name[len("site-packages/"):]: archive.read(name) for name in archive.namelist()
+               if name.startswith("site-packages/maestro/") and name.endswith(".py")}
+    assert {entry[3] for entry in index.values()} == set(sources) - {"maestro/__init__.py", "maestro/bundle.py"}
+    for module, (offset, length, package, path) in index.items():
+        assert module == path[:-3].replace("/", ".").removesuffix(".__init__") and package == path.endswith("__init__.py")
+        code = marshal.loads(data[base + offset:base + offset + length])
+        assert code.co_filename == path
+        assert code == compile(sources[path], path, "exec", dont_inherit=True)
+
+
+def test_modules_come_from_the_bundle_and_a_traceback_still_shows_their_source(built_pyz):
+    code = (
+        "import sys, traceback; sys.path.insert(0, %r + '/site-packages')\n"
+        "import maestro, maestro.cli\nfrom maestro.util import days\n"
+        "print(type(maestro.cli.__loader__).__name__, maestro.cli.__file__, type(maestro.__loader__).__name__)\n"
+        "try:\n    days.day(0)\nexcept ValueError:\n    traceback.print_exc(file=sys.stdout)\n"
+    ) % str(built_pyz)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    first, *trace = result.stdout.splitlines()
+    assert first == f"Bundle {built_pyz}/site-packages/maestro/cli.py zipimporter"
+    assert 'raise ValueError(f"day number out of range: {number}")' in "\n".join(trace)
+
+
+@pytest.mark.parametrize("damage", ["magic", "index"])
+def test_without_a_bundle_this_python_can_run_the_sources_are_imported(built_pyz, tmp_path, damage):
+    """Another bytecode version (a Python other than the builder's minor version) or a damaged index:
+    nothing is installed and zipimport compiles the .py sources, as for any zip."""
+    from maestro import bundle
+
+    data = bytearray(Path(built_pyz).read_bytes())
+    at = data.index(bundle.TAG) + len(bundle.TAG)
+    if damage == "magic":
+        data[at:at + 4] = b"\x00\x00\r\n"
+    else:
+        data[at + 8:at + 12] = b"\xff" * 4  # the index's first bytes
+    other = tmp_path / "other.pyz"
+    other.write_bytes(bytes(data))
+    code = ("import sys; sys.path.insert(0, %r + '/site-packages'); import maestro.cli, maestro.hooks.gate;"
+            "print(type(maestro.cli.__loader__).__name__)") % str(other)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "zipimporter", result.stderr
+    version = subprocess.run([sys.executable, "-I", "-S", str(other), "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("maestro "), version.stderr
 
 
 def test_payload_is_read_through_importlib_resources_inside_the_archive(built_pyz):
