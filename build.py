@@ -30,6 +30,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from maestro.install import archive_code
+
 ROOT = Path(__file__).resolve().parent
 PACKAGE = ROOT / "maestro"
 PAYLOAD_DIRS = ("rules", "skills")
@@ -179,81 +181,24 @@ def run_shiv(site_packages: Path, output: Path) -> None:
         raise SystemExit(f"build: shiv failed (exit {result.returncode}):\n{result.stderr.strip()}")
 
 
-def compiled(name: str, source: bytes) -> bytes:
-    """A .pyc that zipimport accepts without comparing timestamps (deterministic bytes)."""
-    code = compile(source, name, "exec", dont_inherit=True, optimize=0)
-    flags = 0b01  # hash-based, unchecked: the archive is immutable, so the source cannot drift
-    return (
-        importlib.util.MAGIC_NUMBER
-        + flags.to_bytes(4, "little")
-        + importlib.util.source_hash(source)
-        + marshal.dumps(code)
-    )
-
-
-BUNDLE_OUTSIDE = ("site-packages/maestro/__init__.py", "site-packages/maestro/bundle.py")
-
-
-def code_bundle(entries) -> bytes:
-    """maestro/bundle.py's format: its TAG, this interpreter's magic, the index, the code objects — of
-    every maestro module but BUNDLE_OUTSIDE's, in path order (deterministic bytes)."""
-    sys.path.insert(0, str(ROOT))
-    try:
-        from maestro.bundle import TAG
-    finally:
-        sys.path.remove(str(ROOT))
-    index, blobs, offset = {}, [], 0
-    for info, data in sorted(entries, key=lambda item: item[0].filename):
-        name = info.filename
-        if not (name.startswith("site-packages/maestro/") and name.endswith(".py")) or name in BUNDLE_OUTSIDE:
-            continue
-        path = name[len("site-packages/"):]
-        module = path[:-len(".py")].replace("/", ".")
-        package = module.endswith(".__init__")
-        if package:
-            module = module[:-len(".__init__")]
-        blob = marshal.dumps(compile(data, path, "exec", dont_inherit=True, optimize=0))
-        index[module] = (offset, len(blob), package, path)
-        blobs.append(blob)
-        offset += len(blob)
-    head = marshal.dumps(index)
-    return TAG + importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + head + b"".join(blobs)
-
-
 def finish(shiv_output: Path, output: Path) -> None:
     raw = shiv_output.read_bytes()
     shebang = raw[: raw.index(b"\n") + 1]
     with zipfile.ZipFile(shiv_output) as archive:
         entries = [(info, archive.read(info)) for info in archive.infolist() if info.filename != "__main__.py"]
     stamp = entries[0][0].date_time
-    extra = []
-    for info, data in entries:
-        name = info.filename
-        if name in BUNDLE_OUTSIDE:  # zipimport loads these two: the package (which installs the bundle) and it
-            pyc = zipfile.ZipInfo(name + "c", date_time=stamp)
-            pyc.external_attr = info.external_attr
-            extra.append((pyc, compiled(name[len("site-packages/") :], data)))
     main = zipfile.ZipInfo("__main__.py", date_time=stamp)
     main.external_attr = 0o100644 << 16
-    extra.append((main, LAUNCHER.encode()))
-    hook = zipfile.ZipInfo("maestro_hook.pyc", date_time=stamp)
-    hook.external_attr = 0o100644 << 16
-    extra.append((hook, compiled("maestro_hook.py", HOOK_LAUNCHER.encode())))
-    # The source too: an older Python refuses the .pyc (another magic number) and zipimport falls
-    # back to the .py, so the version check above runs there instead of an ImportError.
+    # The hook launcher's source (archive_code compiles it too): an older Python refuses the .pyc (another
+    # magic number) and zipimport falls back to the .py, so the version check above runs there instead of
+    # an ImportError.
     hook_source = zipfile.ZipInfo("maestro_hook.py", date_time=stamp)
     hook_source.external_attr = 0o100644 << 16
-    extra.append((hook_source, HOOK_LAUNCHER.encode()))
-    buffer = io.BytesIO()
-    buffer.write(shebang)
-    buffer.write(code_bundle(entries))  # zip readers skip what precedes the zip, as they skip the shebang
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
-        for info, data in sorted(entries + extra, key=lambda item: item[0].filename):
-            info.compress_type = zipfile.ZIP_STORED
-            archive.writestr(info, data)
+    data = archive_code.assemble(shebang, entries + [(main, LAUNCHER.encode()), (hook_source, HOOK_LAUNCHER.encode())],
+                                 stamp)
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".tmp")
-    tmp.write_bytes(buffer.getvalue())
+    tmp.write_bytes(data)
     os.chmod(tmp, 0o755)
     os.replace(tmp, output)
 

@@ -16,9 +16,12 @@ def payload_keys(with_workflow: bool):
 
 
 def sources(archive: str, keys) -> dict:
-    """manifest key -> bytes to publish: the archive, then the payload `keys` (from payload_keys)."""
+    """manifest key -> bytes to publish: the archive (its code compiled by this interpreter, which the hooks
+    will run with: archive_code.for_this_python), then the payload `keys` (from payload_keys)."""
+    from maestro.install import archive_code
+
     with open(archive, "rb") as handle:
-        result = {PYZ_KEY: handle.read()}
+        result = {PYZ_KEY: archive_code.for_this_python(handle.read())}
     for key in keys:
         result[key] = runtime.payload_bytes(key)
     return result
