@@ -72,13 +72,20 @@ def assemble(shebang: bytes, entries, stamp) -> bytes:
     return buffer.getvalue()
 
 
+def compiled_for_this_python(data: bytes) -> bool:
+    """Whether the archive `data` runs its bundle on this interpreter (True too without a bundle: an
+    archive of an older build, whose .pyc files zipimport checks itself)."""
+    start = data.find(b"\n") + 1
+    at = start + len(bundle.TAG)
+    return not start or data[start:at] != bundle.TAG or data[at:at + 4] == bundle.bytecode_magic()
+
+
 def for_this_python(data: bytes) -> bytes:
     """The archive `data` with its code compiled by this interpreter: the same bytes when it already is
     (or when it has no bundle: an archive of an older build), else re-assembled from its sources."""
-    start = data.find(b"\n") + 1
-    at = start + len(bundle.TAG)
-    if not start or data[start:at] != bundle.TAG or data[at:at + 4] == bundle.bytecode_magic():
+    if compiled_for_this_python(data):
         return data
+    start = data.find(b"\n") + 1
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         entries = [(info, archive.read(info)) for info in archive.infolist() if not info.filename.endswith(".pyc")]
     stamp = min(info.date_time for info, _data in entries)

@@ -14,6 +14,7 @@ import os
 import shlex
 import stat
 import subprocess
+import sys
 import uuid
 from dataclasses import dataclass
 
@@ -344,12 +345,20 @@ def check_manifest_and_archive():
                     "re-run install (it records the archive's sha256)")
         return
     with open(pyz, "rb") as handle:
-        actual = manifest.sha256(handle.read())
+        data = handle.read()
+    actual = manifest.sha256(data)
     if actual != recorded:
         yield Check("archive", "fail", f"{pyz} changed after install (sha256 {actual[:12]}…, recorded {recorded[:12]}…)",
                     f"move it away: mv {shlex.quote(pyz)} {shlex.quote(pyz)}.modified, then re-run install")
         return
     yield Check("archive", "ok", f"{pyz} matches the manifest (sha256 {actual[:12]}…)")
+    from maestro.install import archive_code
+
+    if not archive_code.compiled_for_this_python(data):  # this Python was upgraded (or another runs doctor)
+        yield Check("archive code", "warn", f"compiled by another Python version than this one ({sys.executable}, "
+                    f"Python {'.'.join(map(str, sys.version_info[:3]))}): each hook compiles its modules from "
+                    "source on every call", f"re-run install with the Python the hooks run with: {sys.executable} "
+                    f"{shlex.quote(pyz)} install")
 
 
 def check_grant_dir() -> Check:

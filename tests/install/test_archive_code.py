@@ -126,3 +126,17 @@ def test_install_run_by_another_python_publishes_code_that_python_runs_from_the_
                           '"tool_input": {"command": "ls"}, "cwd": "/"}', capture_output=True, text=True, env=env,
                           timeout=60)
     assert gate.returncode == 0, gate.stderr
+
+
+def test_doctor_warns_when_the_installed_code_is_another_pythons(maestro, home, monkeypatch):
+    """After the hooks' Python was upgraded to another minor version, doctor says so and names the fix."""
+    from testing import install as H
+
+    from maestro.install import doctor_checks
+
+    H.assert_ok(maestro("install"))
+    assert [check.name for check in doctor_checks.check_manifest_and_archive()] == ["manifest", "archive"]
+    monkeypatch.setattr(bundle, "bytecode_magic", lambda: b"\x00\x00\r\n")  # what a 3.12 would find
+    *_, last = doctor_checks.check_manifest_and_archive()
+    assert (last.name, last.status) == ("archive code", "warn")
+    assert "compiled by another Python version" in last.detail and last.fix.endswith(" install")
