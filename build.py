@@ -6,14 +6,14 @@
 1. Refuse to build if any module under maestro/ imports a package outside the standard library.
 2. Stage maestro/ plus rules/ and skills/ (as maestro/payload/…) and let shiv build the archive
    (reproducible timestamps, uncompressed, shebang `/usr/bin/env python3`).
-3. Finish the archive: the code of every module compiled into one bundle between the shebang line
-   and the zip (maestro/bundle.py: one positioned read per import instead of zipimport's lookup, and
-   a zip directory half as long to read at every start; the .py sources stay in the zip, for
-   tracebacks and for a Python of another bytecode version), unchecked-hash .pyc files for the
-   package, the bundle's reader and the hook launcher, and a launcher `__main__.py` that imports
-   maestro straight from the archive instead of extracting it to a cache first (shiv's bootstrap
-   stays inside; `MAESTRO_SHIV_EXTRACT=1` selects it). maestro is pure stdlib, so extraction buys
-   nothing and costs ~25 ms per hook; the README's "Startup budget" section has the measurements.
+3. Finish the archive (maestro/install/archive_code.py): every module's source and code object in one
+   bundle between the shebang line and the zip (maestro/bundle.py: one positioned read per import
+   instead of zipimport's lookup, and a zip of 17 entries instead of ~480 to list at every start),
+   the package, the bundle's reader and the hook launcher as sources with unchecked-hash .pyc files,
+   and a launcher `__main__.py` that imports maestro straight from the archive instead of extracting
+   it to a cache first (shiv's bootstrap stays inside; `MAESTRO_SHIV_EXTRACT=1` selects it). maestro
+   is pure stdlib, so extraction buys nothing and costs ~25 ms per hook; docs/performance.md has
+   the measurements.
 Same sources + same interpreter ⇒ byte-identical archive.
 """
 

@@ -26,39 +26,36 @@ def test_archive_carries_rules_skills_and_compiled_modules(built_pyz):
                      "skills/plan-authoring/SKILL.md", "skills/ralph-protocol/SKILL.md"):
         assert f"site-packages/maestro/payload/{relative}" in names
         assert (ROOT / relative).read_bytes() == zipfile.ZipFile(built_pyz).read(f"site-packages/maestro/payload/{relative}")
-    assert "site-packages/maestro/hooks/gate.py" in names and "site-packages/maestro/hooks/gate.pyc" not in names
+    assert not [name for name in names if name.endswith(".py") and name.startswith("site-packages/maestro/")
+                and name not in ("site-packages/maestro/__init__.py", "site-packages/maestro/bundle.py")]
     assert sorted(name for name in names if name.endswith(".pyc")) == [
         "maestro_hook.pyc", "site-packages/maestro/__init__.pyc", "site-packages/maestro/bundle.pyc"]
     assert "_bootstrap/__init__.py" in names and "environment.json" in names  # shiv's own parts stay
 
 
 def bundle_of(archive_path):
-    """(index, the code's offset, the archive's bytes) of the archive's code bundle (maestro/bundle.py)."""
-    import os
-
+    """(magic, index, offset of code and sources, the archive's bytes) of its bundle (maestro/bundle.py)."""
     from maestro import bundle
 
-    fd = os.open(archive_path, os.O_RDONLY)
-    try:
-        index, base = bundle.read_index(fd)
-    finally:
-        os.close(fd)
-    return index, base, Path(archive_path).read_bytes()
+    data = Path(archive_path).read_bytes()
+    return (*bundle.read_index(lambda length, offset: data[offset:offset + length]), data)
 
 
-def test_the_code_bundle_holds_every_module_compiled_from_its_source_in_the_archive(built_pyz):
+def test_the_bundle_holds_every_module_its_source_and_that_source_compiled(built_pyz):
+    import importlib.util
     import marshal
 
-    index, base, data = bundle_of(built_pyz)
-    archive = zipfile.ZipFile(built_pyz)
-    sources = {name[len("site-packages/"):]: archive.read(name) for name in archive.namelist()
-               if name.startswith("site-packages/maestro/") and name.endswith(".py")}
-    assert {entry[3] for entry in index.values()} == set(sources) - {"maestro/__init__.py", "maestro/bundle.py"}
-    for module, (offset, length, package, path) in index.items():
+    magic, index, base, data = bundle_of(built_pyz)
+    assert magic == importlib.util.MAGIC_NUMBER
+    tree = {str(path.relative_to(ROOT)) for path in (ROOT / "maestro").rglob("*.py")} - {
+        "maestro/__init__.py", "maestro/bundle.py"}
+    assert {entry[3] for entry in index.values()} == tree
+    for module, (offset, length, package, path, source_offset, source_length) in index.items():
         assert module == path[:-3].replace("/", ".").removesuffix(".__init__") and package == path.endswith("__init__.py")
+        source = data[base + source_offset:base + source_offset + source_length]
+        assert source == (ROOT / path).read_bytes()
         code = marshal.loads(data[base + offset:base + offset + length])
-        assert code.co_filename == path
-        assert code == compile(sources[path], path, "exec", dont_inherit=True)
+        assert code.co_filename == path and code == compile(source, path, "exec", dont_inherit=True)
 
 
 def test_modules_come_from_the_bundle_and_a_traceback_still_shows_their_source(built_pyz):
@@ -75,26 +72,37 @@ def test_modules_come_from_the_bundle_and_a_traceback_still_shows_their_source(b
     assert 'raise ValueError(f"day number out of range: {number}")' in "\n".join(trace)
 
 
-@pytest.mark.parametrize("damage", ["magic", "index"])
-def test_without_a_bundle_this_python_can_run_the_sources_are_imported(built_pyz, tmp_path, damage):
-    """Another bytecode version (a Python other than the builder's minor version) or a damaged index:
-    nothing is installed and zipimport compiles the .py sources, as for any zip."""
+def with_bundle_bytes(built_pyz, tmp_path, at_magic: int, value: bytes) -> Path:
+    """A copy of the archive with `value` written over its bundle, `at_magic` bytes after the magic."""
     from maestro import bundle
 
     data = bytearray(Path(built_pyz).read_bytes())
-    at = data.index(bundle.TAG) + len(bundle.TAG)
-    if damage == "magic":
-        data[at:at + 4] = b"\x00\x00\r\n"
-    else:
-        data[at + 8:at + 12] = b"\xff" * 4  # the index's first bytes
+    at = data.index(bundle.TAG) + len(bundle.TAG) + at_magic
+    data[at:at + len(value)] = value
     other = tmp_path / "other.pyz"
     other.write_bytes(bytes(data))
+    return other
+
+
+def test_a_python_of_another_bytecode_version_compiles_the_bundles_sources(built_pyz, tmp_path):
+    """The bundle's code objects are the builder's bytecode version; on another (install publishes the
+    archive compiled for the hooks' Python, but the dist archive may be run by any) each module is compiled
+    from the source the bundle holds, as zipimport would from a zip."""
+    other = with_bundle_bytes(built_pyz, tmp_path, 0, b"\x00\x00\r\n")
     code = ("import sys; sys.path.insert(0, %r + '/site-packages'); import maestro.cli, maestro.hooks.gate;"
-            "print(type(maestro.cli.__loader__).__name__)") % str(other)
+            "print(type(maestro.cli.__loader__).__name__, maestro.cli.__loader__.compiled)") % str(other)
     result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0 and result.stdout.strip() == "zipimporter", result.stderr
+    assert result.returncode == 0 and result.stdout.split() == ["Bundle", "False"], result.stderr
     version = subprocess.run([sys.executable, "-I", "-S", str(other), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("maestro "), version.stderr
+
+
+def test_a_damaged_bundle_is_a_broken_archive_that_says_so(built_pyz, tmp_path):
+    """Its modules live only there: an unreadable index fails the first import, loudly (the registered hook
+    commands answer a broken archive as they do any: the gate blocks, docs/hooks.md)."""
+    other = with_bundle_bytes(built_pyz, tmp_path, 8, b"\xff" * 4)  # the index's first bytes
+    result = subprocess.run([sys.executable, "-I", "-S", str(other), "--version"], capture_output=True, text=True)
+    assert result.returncode != 0 and "No module named 'maestro.cli'" in result.stderr
 
 
 def test_payload_is_read_through_importlib_resources_inside_the_archive(built_pyz):

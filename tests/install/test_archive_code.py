@@ -23,20 +23,13 @@ def magic_of(data: bytes) -> bytes:
 
 def as_built_by_another_python(data: bytes, monkeypatch) -> bytes:
     """The archive as a Python of another bytecode version would have built it (its bundle and .pyc
-    files carry that version's magic)."""
+    files carry that version's magic): re-assembled as that Python's install would."""
     monkeypatch.setattr(importlib.util, "MAGIC_NUMBER", b"\x00\x00\r\n")
+    monkeypatch.setattr(bundle, "bytecode_magic", lambda: b"\x00\x00\r\n")
     try:
-        return archive_code.assemble(data[:data.index(b"\n") + 1], entries_of(data), (1980, 1, 1, 0, 0, 0))
+        return archive_code.for_this_python(data)
     finally:
         monkeypatch.undo()
-
-
-def entries_of(data: bytes):
-    import io
-    import zipfile
-
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return [(info, archive.read(info)) for info in archive.infolist() if not info.filename.endswith(".pyc")]
 
 
 def test_an_archive_of_this_python_is_published_as_it_is(built_pyz):
@@ -58,12 +51,10 @@ def code_of(data: bytes) -> tuple:
     for name, value in entries.items():
         if name.endswith(".pyc"):
             entries[name] = (value[:16], marshal.loads(value[16:]))
-    at = data.index(bundle.TAG) + len(bundle.TAG)
-    size = int.from_bytes(data[at + 4:at + 8], "little")
-    index, base = marshal.loads(data[at + 8:at + 8 + size]), at + 8 + size
-    codes = {module: marshal.loads(data[base + offset:base + offset + length])
-             for module, (offset, length, _package, _path) in index.items()}
-    return data[:data.index(b"\n")], data[at:at + 4], entries, index.keys(), codes
+    magic, index, base = bundle.read_index(lambda length, offset: data[offset:offset + length])
+    codes = {module: (marshal.loads(data[base + entry[0]:base + entry[0] + entry[1]]),
+                      data[base + entry[4]:base + entry[4] + entry[5]]) for module, entry in index.items()}
+    return data[:data.index(b"\n")], magic, entries, index.keys(), codes
 
 
 def test_an_archive_of_another_python_is_recompiled_into_what_this_one_builds(built_pyz, monkeypatch):
