@@ -101,12 +101,31 @@ def read_index(read):
     return head[at:at + 4], index, at + 8 + size
 
 
+LOW_FDS = 10
+
+
+def _above_low_numbers(fd: int) -> int:
+    """`fd` moved to the lowest free number from LOW_FDS up: the archive is opened before any command runs,
+    and a low number is someone's — fd 3 open at the start is the caller's progress channel (util/progress.py
+    looks whether it is), and 0-2 are the standard streams a caller may have started us without."""
+    if fd >= LOW_FDS:
+        return fd
+    for number in range(LOW_FDS, 1024):
+        try:
+            os.fstat(number)
+        except OSError:  # free (EBADF): nothing else runs while the package is first imported
+            os.dup2(fd, number, inheritable=False)
+            os.close(fd)
+            return number
+    return fd  # pragma: no cover - a thousand descriptors open at start-up
+
+
 def install(archive: str, spec_type) -> bool:
     """Serve maestro's modules from the bundle of `archive` (its code objects when they are this
     interpreter's bytecode version, else compiled from its sources); False (nothing installed) when the
     archive has no readable bundle."""
     try:
-        fd = os.open(archive, os.O_RDONLY)
+        fd = _above_low_numbers(os.open(archive, os.O_RDONLY))
     except OSError:
         return False
     try:

@@ -213,3 +213,19 @@ def test_a_hook_runs_without_young_collections_and_a_command_with_the_default_th
                              capture_output=True, text=True, env=env, timeout=60)
     threshold, collections = command.stderr.splitlines()[-1].split()[1:]
     assert threshold == "700" and int(collections) > 0, command.stderr
+
+
+def test_the_open_archive_leaves_the_low_descriptors_to_the_caller(built_pyz):
+    """The bundle keeps the archive open from the first import on; fd 3 free at the start must stay free
+    (an open fd 3 is how a caller asks the loop for progress records: util/progress.py), and so must 0-2."""
+    code = ("import os, sys; sys.path.insert(0, %r + '/site-packages'); import maestro.cli\n"
+            "from maestro.util import progress\n"
+            "print(type(maestro.cli.__loader__).__name__, [n for n in range(10) if os.path.exists(f'/proc/self/fd/{n}')],"
+            " progress._channel())") % str(built_pyz)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout == "Bundle [0, 1, 2] stdout\n", result.stderr
+    import os
+
+    closed = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True,
+                            preexec_fn=lambda: os.close(0))  # started without stdin: the archive would be fd 0
+    assert closed.returncode == 0 and closed.stdout == "Bundle [1, 2] stdout\n", closed.stderr

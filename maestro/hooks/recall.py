@@ -183,10 +183,13 @@ def _visible(branch: str):
     return lambda doc: doc.track != "key" or not doc.branches or branch in doc.branches
 
 
-def hits(root: str, prompt: str, project: str, branch: str, shown: set, *, busy_ms=None, stale=None) -> list:
+def hits(root: str, prompt: str, project: str, branch: str, shown: set, *, busy_ms=None, stale=None,
+         closing=None) -> list:
     """The recall candidates: (Doc, score), best first, above the thresholds, none already shown.
     When no usable index serves a big store, the project key is appended to `stale` (the caller
-    starts the refresher)."""
+    starts the refresher). With a `closing` list, the corpus's close is appended to it instead of called:
+    the caller calls it outside its deadline (closing may write the index's view: a short write that must
+    not cost the prompt the hits already found)."""
     import time
 
     from maestro.memory.store import index, index_files, layout, rank
@@ -208,7 +211,9 @@ def hits(root: str, prompt: str, project: str, branch: str, shown: set, *, busy_
         return []
     finally:
         close = getattr(corpus, "close", None)
-        if close is not None:
+        if close is not None and closing is not None:
+            closing.append(close)
+        elif close is not None:
             close()
     if not ranked:
         return []
@@ -325,15 +330,23 @@ def block(payload: dict) -> str:
         from maestro import knobs
 
         budget = knobs.recall_budget().value
-        ends, stale = time.monotonic() + budget, []
+        ends, stale, closing = time.monotonic() + budget, [], []
         try:
             with deadline(budget):
                 found = hits(root, prompt, project, branch or "", shown,
-                             busy_ms=int(max(ends - time.monotonic(), 0.0) * 1000), stale=stale)
+                             busy_ms=int(max(ends - time.monotonic(), 0.0) * 1000), stale=stale, closing=closing)
         except OutOfTime:  # a slow index (a first re-index of a big file, a busy disk): this prompt goes without
             from maestro.memory.store import layout
 
             found, stale = [], [layout.project_hash(project) if project else ""]
+        finally:
+            for close in closing:  # outside the deadline (the view write does not wait for a busy index)
+                try:
+                    close()
+                except Exception as exc:  # noqa: BLE001 - the hits stand; the next search finds the index as it is
+                    from maestro import crash
+
+                    crash.record("inject:recall-close", exc)
         if stale:
             from maestro.hooks import recall_refresh
 

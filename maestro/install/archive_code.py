@@ -85,11 +85,27 @@ def _found(data: bytes):
     return bundle.read_index(lambda length, offset: data[offset:offset + length])
 
 
-def compiled_for_this_python(data: bytes) -> bool:
-    """Whether the archive `data` runs its bundle's code objects on this interpreter (True too without a
-    bundle: an archive of an older build, whose .pyc files zipimport checks itself)."""
-    found = _found(data)
-    return found is None or found[0] == bundle.bytecode_magic()
+def code_magic(path: str):
+    """The bytecode version (magic number) of the code in the archive at `path`, or None (unreadable, or
+    no bundle)."""
+    try:
+        with open(path, "rb") as handle:
+            found = _found(handle.read())
+    except OSError:
+        return None
+    return found[0] if found is not None else None
+
+
+def bytecode_of(python: str):
+    """The bytecode version (magic number) interpreter `python` runs, or None when it cannot say."""
+    import subprocess
+
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", "import sys, importlib.util; "
+                               "sys.stdout.buffer.write(importlib.util.MAGIC_NUMBER)"], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 and len(done.stdout) == 4 else None
 
 
 def for_this_python(data: bytes) -> bytes:

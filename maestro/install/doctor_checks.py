@@ -14,7 +14,6 @@ import os
 import shlex
 import stat
 import subprocess
-import sys
 import uuid
 from dataclasses import dataclass
 
@@ -164,6 +163,23 @@ def _interpreter_check(entry) -> Check:
     return Check("interpreter", "ok", f"{python} (not inside a versioned Python tree)")
 
 
+def _archive_code_check(entry) -> Check:
+    """Whether the installed archive's code is the hooks' interpreter's bytecode version (after that Python
+    was upgraded to another minor version, every hook compiles its modules from source)."""
+    from maestro.install import archive_code
+
+    python, pyz = entry[3], paths.installed_pyz()
+    built, wanted = archive_code.code_magic(pyz), archive_code.bytecode_of(python)
+    if built is None or wanted is None:
+        return Check("archive code", "ok" if built is None else "warn", f"{pyz}: no code bundle" if built is None
+                     else f"{python} did not say which bytecode version it runs", REINSTALL)
+    if built != wanted:
+        return Check("archive code", "warn", f"compiled for another Python version than the hooks' {python}: each "
+                     "hook compiles its modules from source on every call",
+                     f"{shlex.quote(python)} {shlex.quote(pyz)} install")
+    return Check("archive code", "ok", f"compiled for the bytecode version of {python}")
+
+
 def _gate_shape_checks(entry):
     from maestro.install import settings
 
@@ -310,6 +326,7 @@ def check_settings_and_hooks():
     gate = found.get("gate")
     if gate is not None:
         yield _interpreter_check(gate)
+        yield _archive_code_check(gate)
         yield from _gate_shape_checks(gate)
         yield from _probe_checks(gate)
     yield check_disable_all_hooks(settings.path())
@@ -345,20 +362,12 @@ def check_manifest_and_archive():
                     "re-run install (it records the archive's sha256)")
         return
     with open(pyz, "rb") as handle:
-        data = handle.read()
-    actual = manifest.sha256(data)
+        actual = manifest.sha256(handle.read())
     if actual != recorded:
         yield Check("archive", "fail", f"{pyz} changed after install (sha256 {actual[:12]}…, recorded {recorded[:12]}…)",
                     f"move it away: mv {shlex.quote(pyz)} {shlex.quote(pyz)}.modified, then re-run install")
         return
     yield Check("archive", "ok", f"{pyz} matches the manifest (sha256 {actual[:12]}…)")
-    from maestro.install import archive_code
-
-    if not archive_code.compiled_for_this_python(data):  # this Python was upgraded (or another runs doctor)
-        yield Check("archive code", "warn", f"compiled by another Python version than this one ({sys.executable}, "
-                    f"Python {'.'.join(map(str, sys.version_info[:3]))}): each hook compiles its modules from "
-                    "source on every call", f"re-run install with the Python the hooks run with: {sys.executable} "
-                    f"{shlex.quote(pyz)} install")
 
 
 def check_grant_dir() -> Check:

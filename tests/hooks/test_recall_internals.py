@@ -188,3 +188,37 @@ def test_the_deadline_does_not_import_signal():
             "_signal.getsignal(_signal.SIGALRM) == _signal.SIG_DFL)" % str(ROOT))
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=30)
     assert done.stdout.strip() == "False (0.0, 0.0) True", done.stdout + done.stderr
+
+
+def test_the_index_is_closed_after_the_deadline_so_its_view_write_cannot_cost_the_hits(mem_root, monkeypatch):
+    """Closing the corpus may write the index's view (a short write transaction): it runs after the deadline
+    is lifted, and a close that fails leaves the block standing."""
+    monkeypatch.delenv("MAESTRO_MEMORY_INDEX", raising=False)
+    mem_root.mkdir(parents=True)
+    (mem_root / "MEMORY.md").write_text(STORE)
+    from maestro.memory.store import index_corpus
+    from maestro.memory.store import search as memsearch
+
+    assert memsearch.search(str(mem_root), "kafka")  # builds the index: recall then searches through it
+    events = []
+    real_deadline, real_close = recall.deadline, index_corpus.IndexCorpus.close
+
+    class recorded(real_deadline):  # noqa: N801
+        def __enter__(self):
+            events.append("deadline on")
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            events.append("deadline off")
+            return super().__exit__(*exc)
+
+    def close(corpus):
+        events.append("close")
+        real_close(corpus)
+        raise OSError("a close that fails")
+
+    monkeypatch.setattr(recall, "deadline", recorded)
+    monkeypatch.setattr(index_corpus.IndexCorpus, "close", close)
+    block = recall.block({"session_id": SID, "prompt": "why is the kafka consumer lagging?"})
+    assert "kafka consumer lag on the kafka cluster" in block
+    assert events == ["deadline on", "deadline off", "close"]

@@ -119,15 +119,19 @@ def test_install_run_by_another_python_publishes_code_that_python_runs_from_the_
     assert gate.returncode == 0, gate.stderr
 
 
-def test_doctor_warns_when_the_installed_code_is_another_pythons(maestro, home, monkeypatch):
-    """After the hooks' Python was upgraded to another minor version, doctor says so and names the fix."""
+def test_doctor_warns_when_the_installed_code_is_not_the_hooks_pythons(maestro, home, monkeypatch):
+    """After the hooks' Python was upgraded to another minor version, doctor says so and names the fix —
+    asked of the interpreter the hooks run with, not of the one running doctor."""
     from testing import install as H
 
     from maestro.install import doctor_checks
 
+    assert archive_code.bytecode_of("/nonexistent/python3") is None
     H.assert_ok(maestro("install"))
-    assert [check.name for check in doctor_checks.check_manifest_and_archive()] == ["manifest", "archive"]
-    monkeypatch.setattr(bundle, "bytecode_magic", lambda: b"\x00\x00\r\n")  # what a 3.12 would find
-    *_, last = doctor_checks.check_manifest_and_archive()
-    assert (last.name, last.status) == ("archive code", "warn")
-    assert "compiled by another Python version" in last.detail and last.fix.endswith(" install")
+    gate = ("PreToolUse", {}, {}, H.PYTHON, True)
+    check = doctor_checks._archive_code_check(gate)
+    assert (check.name, check.status) == ("archive code", "ok") and H.PYTHON in check.detail
+    monkeypatch.setattr(archive_code, "bytecode_of", lambda python: b"\x00\x00\r\n")  # what a 3.12 would say
+    check = doctor_checks._archive_code_check(gate)
+    assert check.status == "warn" and "compiled for another Python version" in check.detail
+    assert check.fix.startswith(H.PYTHON) and check.fix.endswith(" install")

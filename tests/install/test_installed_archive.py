@@ -84,6 +84,7 @@ def test_doctor_run_from_the_installed_archive(maestro, home):
     assert "Traceback" not in out + err
     assert rc in (0, 1), out + err  # 1: the Codex companion is not installed here
     assert f"ok   archive: {H.installed_pyz(home)} matches the manifest" in out
+    assert any(line.startswith("ok   archive code: compiled for the bytecode version of ") for line in out.splitlines())
     assert any(line.startswith("ok   hook gate: ") for line in out.splitlines())
     assert H.installed_pyz(home).is_file()
 

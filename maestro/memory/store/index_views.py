@@ -50,6 +50,8 @@ class View:
     __slots__ = ("file_ids", "paths", "corpus", "doc_count", "term_total")
 
     def __init__(self, ids: str, paths: str, corpus, doc_count, term_total):
+        if type(ids) is not str or type(paths) is not str or type(corpus) not in (bytes, type(None)):
+            raise index_bits.Corrupt("a view row no index of ours writes")
         try:
             self.file_ids = [int(value) for value in ids.split(",")] if ids else []
         except ValueError:

@@ -75,11 +75,14 @@ def test_a_search_leaves_a_view_and_the_next_one_reads_only_that(store, mem_root
     assert not any("FROM files" in sql for sql in statements), statements  # the rows were not read
 
 
-def test_no_view_is_left_while_a_file_is_racy(store, mem_root):
+def test_no_view_is_left_while_a_file_is_racy(store, mem_root, monkeypatch):
     fill(store, 3)
+    racy_ns = index_rows.RACY_NS
+    monkeypatch.setattr(index_rows, "RACY_NS", HOUR_NS)  # (however slow the machine, the files stay racy)
     memsearch.search(str(mem_root), "lock")  # the files were just written: racy
     memsearch.search(str(mem_root), "lock")
     assert views(mem_root) == []
+    monkeypatch.setattr(index_rows, "RACY_NS", racy_ns)
     age(mem_root)
     memsearch.search(str(mem_root), "lock")  # re-reads the aged files (their mtimes changed)
     memsearch.search(str(mem_root), "lock")  # rows fresh and not racy: leaves the view
@@ -194,7 +197,8 @@ def test_the_files_are_stat_ed_inside_the_read_that_fixes_the_indexs_state(store
 
 @pytest.mark.parametrize("column,value", [("ids", "1,x,3"), ("ids", ""), ("paths", "only-one"),
                                           ("corpus", b"\xff\xff\xff\x7f\x01"), ("doc_count", -4),
-                                          ("term_total", "many")])
+                                          ("term_total", "many"), ("ids", b"1,2,3"), ("paths", b"MEMORY.md"),
+                                          ("corpus", "text"), ("corpus", 7)])
 def test_a_damaged_view_is_a_damaged_index(store, mem_root, monkeypatch, column, value):
     fill(store, 4)
     age(mem_root)
