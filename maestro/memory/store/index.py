@@ -196,9 +196,9 @@ def _refresh(conn, root: str, items, project: str, prune: bool, bounded: bool = 
     else:
         if pending and not bounded:
             raise OSError(f"{pending[0].rel} kept changing while it was indexed")
-    for item in settle:  # only saves later digest checks: a busy index is no reason to fail the search
-        try:
-            _in_write_transaction(conn, root, lambda: _settle(conn, root, item))
+    if settle:  # only saves later digest checks: a busy index is no reason to fail the search
+        try:  # one transaction for them all (a year of daily files written at once settles together)
+            _in_write_transaction(conn, root, lambda: [_settle(conn, root, item) for item in settle])
         except _sqlite().OperationalError:
             pass
 

@@ -229,3 +229,22 @@ def test_a_view_serves_only_its_own_set_of_files(store, mem_root, project, state
     assert memsearch.search(root, "lock") == only_global
     assert not any("FROM files" in sql for sql in statements)
     assert len(views(mem_root)) == 3  # with the project, without it, daily only
+
+
+def test_files_no_longer_racy_settle_in_one_transaction(mem_root, statements, monkeypatch):
+    """A year of daily files written at once (a sync, a restore) is racy together and settles together: one
+    write transaction, not one per file (each a commit on the prompt's budget)."""
+    daily = mem_root / "daily"
+    daily.mkdir(parents=True)
+    for day in range(1, 29):
+        (daily / f"2024-02-{day:02d}.md").write_text(f"note of day {day} about the lock\n")
+    monkeypatch.setattr(index_rows, "RACY_NS", HOUR_NS)  # indexed while racy: rows keep a digest
+    memsearch.search(str(mem_root), "lock")
+    monkeypatch.setattr(index_rows, "RACY_NS", 0)  # now long enough ago
+    statements.clear()
+    assert len(memsearch.search(str(mem_root), "lock")) == 10
+    assert sum(1 for sql in statements if sql == "COMMIT") == 1, [sql for sql in statements if sql == "COMMIT"]
+    memsearch.search(str(mem_root), "lock")  # settled: the rows path, which leaves the view
+    statements.clear()
+    memsearch.search(str(mem_root), "lock")
+    assert not any("FROM files" in sql for sql in statements)
