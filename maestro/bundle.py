@@ -20,6 +20,7 @@ process: a long-lived command keeps reading the archive it started from even if 
 import marshal
 import os
 import sys
+from _imp import _fix_co_filename
 
 TAG = b"maestro-bundle 2\n"
 MAX_INDEX = 1 << 20  # the index of ~240 modules is ~25 KB
@@ -40,7 +41,7 @@ class Bundle:
 
     def __init__(self, archive: str, fd: int, index: dict, base: int, compiled: bool, spec_type):
         self.fd, self.index, self.base, self.compiled = fd, index, base, compiled
-        self.site = f"{archive}/site-packages"
+        self.archive, self.site = archive, f"{archive}/site-packages"
         self.spec_type = spec_type  # ModuleSpec, without importing importlib.machinery
 
     def find_spec(self, name, path=None, target=None):
@@ -68,8 +69,14 @@ class Bundle:
     def get_code(self, name):
         offset, length, _package, path, source_offset, source_length = self.index[name]
         if self.compiled:
-            return marshal.loads(self._read(name, offset, length))
-        return compile(self._read(name, source_offset, source_length), path, "exec", dont_inherit=True)
+            code = marshal.loads(self._read(name, offset, length))
+        else:
+            code = compile(self._read(name, source_offset, source_length), path, "exec", dont_inherit=True)
+        # The code names its file relatively ('maestro/…py', as built); a traceback's line would then be
+        # read from that path under the current directory — a hook's cwd is the user's repository. Named
+        # where the module lives, linecache asks this loader (get_source) instead, as importlib does it.
+        _fix_co_filename(code, f"{self.site}/{path}")
+        return code
 
     def get_source(self, name):
         _offset, _length, _package, _path, source_offset, source_length = self.index[name]
@@ -118,6 +125,11 @@ def _above_low_numbers(fd: int) -> int:
             os.close(fd)
             return number
     return fd  # pragma: no cover - a thousand descriptors open at start-up
+
+
+def installed():
+    """The Bundle serving maestro's modules in this process, or None (a source tree, an older archive)."""
+    return next((finder for finder in sys.meta_path if type(finder) is Bundle), None)
 
 
 def install(archive: str, spec_type) -> bool:

@@ -9,7 +9,13 @@ import os
 
 
 def archive_path():
-    """Absolute path of the maestro.pyz this code is imported from, or None (source tree)."""
+    """Absolute path of the maestro.pyz this code is imported from, or None (source tree): its bundle's
+    (maestro/bundle.py: also when shiv's extracting bootstrap runs it), else zipimport's."""
+    from maestro import bundle
+
+    found = bundle.installed()
+    if found is not None:
+        return os.path.abspath(found.archive)
     import maestro
 
     archive = getattr(getattr(maestro, "__spec__", None), "loader", None)

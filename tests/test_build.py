@@ -58,6 +58,20 @@ def test_the_bundle_holds_every_module_its_source_and_that_source_compiled(built
         assert code.co_filename == path and code == compile(source, path, "exec", dont_inherit=True)
 
 
+def test_a_traceback_reads_the_bundles_source_not_a_same_named_file_under_the_cwd(built_pyz, tmp_path):
+    """A hook's cwd is the user's repository: a `maestro/util/days.py` there (another checkout, or planted)
+    must not supply the lines of a crash note's traceback."""
+    planted = tmp_path / "maestro" / "util" / "days.py"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("# planted\n" * 100)
+    code = ("import sys, traceback; sys.path.insert(0, %r + '/site-packages')\n"
+            "from maestro.util import days\ntry:\n    days.day(0)\nexcept ValueError:\n"
+            "    traceback.print_exc(file=sys.stdout)\n") % str(built_pyz)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert "# planted" not in result.stdout and 'raise ValueError(f"day number out of range' in result.stdout
+    assert f'File "{built_pyz}/site-packages/maestro/util/days.py"' in result.stdout
+
+
 def test_modules_come_from_the_bundle_and_a_traceback_still_shows_their_source(built_pyz):
     code = (
         "import sys, traceback; sys.path.insert(0, %r + '/site-packages')\n"
@@ -123,6 +137,15 @@ def test_shiv_extracting_bootstrap_still_works(built_pyz, home):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("maestro ")
     assert any((home / ".maestro" / "shiv").iterdir())
+    # what it extracted is the package, the bundle's reader and the payload: the modules, and the archive a
+    # detached child (the recall refresher) must import from, are the archive's
+    site = next((home / ".maestro" / "shiv").glob("*/site-packages"))
+    probe = ("import sys; sys.argv = [%r]; sys.path.insert(0, sys.argv[0]); import _bootstrap;"
+             "sys.path.insert(0, %r); from maestro import runtime; from maestro.hooks import recall_refresh;"
+             "print(runtime.archive_path())") % (str(built_pyz), str(site))
+    extracted = subprocess.run([sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True,
+                               env={"HOME": str(home), "MAESTRO_SHIV_EXTRACT": "1", "PATH": "/usr/bin:/bin"})
+    assert extracted.returncode == 0 and extracted.stdout.strip() == str(built_pyz), extracted.stderr
 
 
 def test_build_refuses_a_non_stdlib_import(tmp_path, monkeypatch):
@@ -222,7 +245,8 @@ def test_the_open_archive_leaves_the_low_descriptors_to_the_caller(built_pyz):
             "from maestro.util import progress\n"
             "print(type(maestro.cli.__loader__).__name__, [n for n in range(10) if os.path.exists(f'/proc/self/fd/{n}')],"
             " progress._channel())") % str(built_pyz)
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", code], stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True)
     assert result.returncode == 0 and result.stdout == "Bundle [0, 1, 2] stdout\n", result.stderr
     import os
 

@@ -74,9 +74,15 @@ def start(root: str, project_key: str) -> int:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())  # size > 0 and a new mtime: the cooldown's start
             os.set_inheritable(fd, True)
-            import maestro
+            from maestro import runtime
 
-            entry = os.path.dirname(os.path.dirname(os.path.abspath(maestro.__file__)))  # the archive or the tree
+            archive = runtime.archive_path()  # (shiv's extracting bootstrap: the archive, not its extracted copy)
+            if archive:
+                entry = os.path.join(archive, "site-packages")
+            else:
+                import maestro
+
+                entry = os.path.dirname(os.path.dirname(os.path.abspath(maestro.__file__)))  # the tree
             quiet = [(os.POSIX_SPAWN_OPEN, stream, os.devnull, os.O_RDWR, 0) for stream in (0, 1, 2)]
             return os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", "-c", _RUN, entry, root,
                                                    project_key, str(fd)],

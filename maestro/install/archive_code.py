@@ -27,7 +27,7 @@ def pyc(path: str, source: bytes) -> bytes:
     """A .pyc zipimport accepts without comparing timestamps (deterministic bytes)."""
     code = compile(source, path, "exec", dont_inherit=True, optimize=0)
     flags = 0b01  # hash-based, unchecked: the archive is immutable, so the source cannot drift
-    return importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + importlib.util.source_hash(source) \
+    return bundle.bytecode_magic() + flags.to_bytes(4, "little") + importlib.util.source_hash(source) \
         + marshal.dumps(code)
 
 
@@ -50,7 +50,7 @@ def code_bundle(sources: dict) -> bytes:
         codes.append(source)
         offset += len(source)
     head = marshal.dumps(index)
-    return bundle.TAG + importlib.util.MAGIC_NUMBER + len(head).to_bytes(4, "little") + head + b"".join(codes)
+    return bundle.TAG + bundle.bytecode_magic() + len(head).to_bytes(4, "little") + head + b"".join(codes)
 
 
 def _bundled(name: str) -> bool:

@@ -170,9 +170,10 @@ def _archive_code_check(entry) -> Check:
 
     python, pyz = entry[3], paths.installed_pyz()
     built, wanted = archive_code.code_magic(pyz), archive_code.bytecode_of(python)
-    if built is None or wanted is None:
-        return Check("archive code", "ok" if built is None else "warn", f"{pyz}: no code bundle" if built is None
-                     else f"{python} did not say which bytecode version it runs", REINSTALL)
+    if built is None:
+        return Check("archive code", "ok", f"{pyz}: no code bundle (zipimport checks its .pyc files)")
+    if wanted is None:
+        return Check("archive code", "warn", f"{python} did not say which bytecode version it runs", REINSTALL)
     if built != wanted:
         return Check("archive code", "warn", f"compiled for another Python version than the hooks' {python}: each "
                      "hook compiles its modules from source on every call",

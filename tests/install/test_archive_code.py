@@ -24,7 +24,6 @@ def magic_of(data: bytes) -> bytes:
 def as_built_by_another_python(data: bytes, monkeypatch) -> bytes:
     """The archive as a Python of another bytecode version would have built it (its bundle and .pyc
     files carry that version's magic): re-assembled as that Python's install would."""
-    monkeypatch.setattr(importlib.util, "MAGIC_NUMBER", b"\x00\x00\r\n")
     monkeypatch.setattr(bundle, "bytecode_magic", lambda: b"\x00\x00\r\n")
     try:
         return archive_code.for_this_python(data)
