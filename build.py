@@ -19,9 +19,6 @@ Same sources + same interpreter ⇒ byte-identical archive.
 
 import argparse
 import ast
-import importlib.util
-import io
-import marshal
 import os
 import shutil
 import subprocess
