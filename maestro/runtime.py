@@ -9,18 +9,13 @@ import os
 
 
 def archive_path():
-    """Absolute path of the maestro.pyz this code is imported from, or None (source tree): its bundle's
-    (maestro/bundle.py: also when shiv's extracting bootstrap runs it), else zipimport's."""
+    """Absolute path of the maestro.pyz this code is imported from, or None (source tree): the archive whose
+    bundle serves maestro's modules (maestro/bundle.py; maestro/__init__.py finds it, through zipimport or
+    shiv's extracting bootstrap — outside a source tree, nothing else can have imported this module)."""
     from maestro import bundle
 
     found = bundle.installed()
-    if found is not None:
-        return os.path.abspath(found.archive)
-    import maestro
-
-    archive = getattr(getattr(maestro, "__spec__", None), "loader", None)
-    archive = getattr(archive, "archive", None)
-    return os.path.abspath(archive) if archive else None
+    return os.path.abspath(found.archive) if found is not None else None
 
 
 def payload_root():
