@@ -147,8 +147,38 @@ def owner_state(pid: int, recorded_start: str, *, ask_ps: bool = True) -> str:
         return DEAD
     if current == UNAVAILABLE or recorded_start == UNAVAILABLE or not recorded_start:
         return ALIVE_UNCONFIRMED
-    # ps pads single-digit days with a space; compare whitespace-insensitively.
-    return ALIVE_CONFIRMED if current.split() == recorded_start.split() else DEAD
+    return ALIVE_CONFIRMED if same_start(current, recorded_start) else DEAD
+
+
+START_JITTER_SEC = 1
+_MONTHS = {name: number for number, name in enumerate(
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), start=1)}
+
+
+def _start_epoch(text: str):
+    """Seconds of an lstart text ('Sun Nov 29 19:40:17 2026', UTC), or None when it is not one."""
+    from maestro.util import days
+
+    parts = text.split()
+    if len(parts) != 5 or parts[1] not in _MONTHS or not parts[2].isdigit():
+        return None
+    day = days.ordinal(f"{parts[4]}-{_MONTHS[parts[1]]:02d}-{int(parts[2]):02d}")
+    clock = parts[3].split(":")
+    if day is None or len(clock) != 3 or not all(part.isascii() and part.isdigit() for part in clock):
+        return None
+    return day * 86400 + int(clock[0]) * 3600 + int(clock[1]) * 60 + int(clock[2])
+
+
+def same_start(current: str, recorded: str) -> bool:
+    """Whether two start times name the same process start. ps pads single-digit days with a space
+    (compared whitespace-insensitively); and the start is the boot time plus the ticks since boot, where
+    the kernel's boot time (/proc/stat btime, what ps uses too) moves by a second when the wall clock is
+    corrected (a VM's clock sync): within START_JITTER_SEC is the same start. A pid reused that close to
+    its first owner's start would need the pid space to wrap within that second."""
+    if current.split() == recorded.split():
+        return True
+    first, second = _start_epoch(current), _start_epoch(recorded)
+    return first is not None and second is not None and abs(first - second) <= START_JITTER_SEC
 
 
 def owner_gone(pid, recorded_start: str = "", *, ask_ps: bool = True) -> bool:

@@ -152,7 +152,7 @@ def describe_live(entry: dict, git_dir: str) -> str:
 
 def _restarted(current: str, recorded: str) -> bool:
     """The pid's process started at another time than the one first seen: a reused pid."""
-    return current != identity.UNAVAILABLE and current.split() != recorded.split()
+    return current != identity.UNAVAILABLE and not identity.same_start(current, recorded)
 
 
 class JobJournal:
